@@ -1,0 +1,42 @@
+# The entry points. `make run` is the demo, `make test` everything a fresh machine needs.
+BUILD ?= build
+PY := /usr/bin/python3
+DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
+        libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
+        strace jq hyperfine
+
+.PHONY: build run test deps unit conformance bench schemas clean
+
+build:
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	@cmake --build $(BUILD)
+
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+run: build
+	@bash demo/run.sh $(BUILD)/bin
+
+unit: build
+	@$(BUILD)/bin/tack_unit --gtest_brief=1
+
+conformance: build
+	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) -m pytest -q -p no:cacheprovider tests/conformance
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory conformance
+
+schemas: build
+	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) tests/conformance/schemas.py --write
+
+bench: deps build
+	@bash bench/run.sh $(BUILD)/bin
+
+clean:
+	rm -rf $(BUILD)

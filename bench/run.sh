@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks: each tool against its incumbent on the same input, in one run,
+# interleaved by hyperfine, output through a pipe, locale pinned; reported as ratios.
+set -euo pipefail
+bin=$(cd "${1:-build/bin}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+work=${TACK_BENCH_DIR:-$(mktemp -d /var/tmp/tack-bench.XXXXXX)}
+trap 'rm -rf "$work"' EXIT
+export LC_ALL=C
+cd "$work"
+
+# mean seconds of each command (hyperfine --export-json), in the order given
+timings() {
+  local json=$work/h.json
+  hyperfine -N --warmup "$1" --runs "$2" --export-json "$json" "${@:3}" >/dev/null 2>&1
+  python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$json"
+}
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
+ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
+# peak RSS in KiB of a command, measured by a launcher that is not the test runner
+peak_kib() { "$bin/../support/maxrss" "$@"; }
+
+echo "tack benchmarks ($(uname -r), $(nproc) cores)"
+echo
+
+echo "== startup: peek on a one-line file vs /usr/bin/true (goal <= 1.5x)"
+echo "hello" > one.txt
+read -r t_peek t_true <<< "$(timings 50 1000 "$bin/peek one.txt" "/usr/bin/true")"
+echo "peek $(ms "$t_peek")  true $(ms "$t_true")  ratio $(ratio "$t_peek" "$t_true")"
+echo
+
+echo "== a line near the end of a 256 MiB file: peek vs sed -n 'Np;Nq' (goal <= 1.0x)"
+python3 - <<'PY'
+import os
+line = b"".join(b"line %07d of the benchmark file, with some ordinary text after it\n" % i for i in range(10000))
+with open("big.txt", "wb") as f:
+    target = 256 * 1024 * 1024
+    while f.tell() + len(line) <= target:
+        f.write(line)
+PY
+n=$(wc -l < big.txt)
+N=$((n - 5))
+read -r t_peek t_sed <<< "$(timings 2 10 "$bin/peek --lines $N big.txt" "sed -n ${N}p;${N}q big.txt")"
+echo "lines: $n; peek $(ms "$t_peek")  sed $(ms "$t_sed")  ratio $(ratio "$t_peek" "$t_sed")"
+echo
+
+echo "== peak RSS of peek reading the last lines (goal <= 8 MiB whatever the size)"
+head -c $((1024 * 1024)) big.txt > small.txt
+for f in small.txt big.txt; do
+  echo "$f ($(stat -c %s $f) bytes): $(peak_kib "$bin/peek" --lines -3: "$f") KiB"
+done

@@ -1,0 +1,12 @@
+#include <stdio.h>
+
+/* Prints a greeting for each name given. */
+static void greet(const char *name) {
+    printf("hello, %s\n", name);
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        greet(argv[i]);
+    return 0;
+}

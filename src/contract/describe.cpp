@@ -1,0 +1,326 @@
+// describe.cpp — everything a tool says about itself, generated from its table: --help,
+// introspect (JSON), skill (an agentskills.io SKILL.md) and the JSON Schema of its output.
+#include <unistd.h>
+
+#include <set>
+
+#include "contract/main.h"
+
+namespace contract {
+
+namespace {
+
+std::string_view kind_name(Kind k) {
+  switch (k) {
+    case Kind::Bool: return "bool";
+    case Kind::Nat: return "nat";
+    case Kind::Text: return "text";
+    case Kind::Path: return "path";
+    case Kind::Choice: return "choice";
+    case Kind::Range: return "range";
+    case Kind::List: return "list";
+  }
+  return "text";
+}
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::None: return "none";
+    case Role::Root: return "root";
+    case Role::PathRead: return "path-read";
+    case Role::PathWrite: return "path-write";
+    case Role::Pattern: return "pattern";
+    case Role::Content: return "content";
+    case Role::Format: return "format";
+  }
+  return "none";
+}
+
+std::string_view repairable_name(Repairable r) {
+  switch (r) {
+    case Repairable::Never: return "never";
+    case Repairable::Sometimes: return "sometimes";
+    case Repairable::Always: return "always";
+  }
+  return "never";
+}
+
+std::string_view reversibility_name(Reversibility r) {
+  switch (r) {
+    case Reversibility::ReversibleCheap: return "reversible-cheap";
+    case Reversibility::IrreversibleBounded: return "irreversible-bounded";
+    case Reversibility::IrreversibleConsequential: return "irreversible-consequential";
+  }
+  return "reversible-cheap";
+}
+
+constexpr std::string_view kConfinement =
+    "with --root, paths are checked lexically against it and opened beneath it following no "
+    "symbolic link (path.symlink), so nothing outside the root is reachable through one; "
+    "without it, a reader opens the path as given and a writer still follows no link in the "
+    "file's own name";
+
+std::string_view rule_when(const Rule& r) {
+  if (!r.when.empty()) return r.when;
+  auto row = find_rule(r.tag);
+  return row ? row->when : "";
+}
+
+// The exit codes a tool can end with: success, output failure, and those of its rules.
+std::vector<Exit> exits(const Tool& tool, const Adapter& a) {
+  std::set<int> codes = {0, 1};
+  for (auto& r : tool.rules)
+    if (auto row = find_rule(r.tag)) codes.insert(static_cast<int>(row->exit));
+  for (auto& f : a.flags)
+    if (f.name == "dry-run") codes.insert(static_cast<int>(Exit::DryRun));
+  std::vector<Exit> out;
+  for (int c : codes) out.push_back(static_cast<Exit>(c));
+  return out;
+}
+
+Json split(std::string_view rest, char sep) {
+  Json list = Json::array();
+  while (!rest.empty()) {
+    size_t k = rest.find(sep);
+    list.push(rest.substr(0, k));
+    if (k == std::string_view::npos) break;
+    rest.remove_prefix(k + 1);
+  }
+  return list;
+}
+
+std::string flag_spelling(const FlagInfo& f) {
+  std::string s = "--" + std::string(f.name);
+  if (f.kind != Kind::Bool) s += " " + std::string(f.value_name);
+  if (f.short_name) s = std::string("-") + f.short_name + ", " + s;
+  return s;
+}
+
+}  // namespace
+
+void text_errors_to_stderr(std::string_view tool, std::span<const Error> errors) {
+  std::string s;
+  for (auto& e : errors)
+    s += std::string(tool) + ": " + std::string(e.rule) + ": " + printable(e.message) + "\n";
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(2, s.data() + done, s.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::vector<FlagInfo> common_flags(const Tool& tool) {
+  std::vector<FlagInfo> f;
+  if (tool.takes_root)
+    f.push_back({"root", 0, Kind::Path, Role::Root, "DIR", "", 0, 0, "", "",
+                 "resolve every path relative to DIR and refuse paths outside it; no "
+                 "symbolic link below DIR is followed",
+                 false});
+  bool doc = tool.output == Output::Document;
+  f.push_back({"format", 0, Kind::Choice, Role::Format, "FORMAT", doc ? "json" : "ndjson", 0, 0,
+               doc ? "json|text" : "ndjson|text", "",
+               doc ? "json (one document) for a program, text for a person"
+                   : "ndjson (one record a line, ending with an end record) for a program, "
+                     "text for a person",
+               false});
+  f.push_back({"help", 'h', Kind::Bool, Role::None, "", "", 0, 0, "", "", "print this help", false});
+  f.push_back({"version", 0, Kind::Bool, Role::None, "", "", 0, 0, "", "", "print the version", false});
+  return f;
+}
+
+std::string help_text(const Tool& tool, const Adapter& a) {
+  std::string s = std::string(tool.name) + " " + TACK_VERSION + " - " + std::string(tool.summary) + "\n\n";
+  s += "usage: " + std::string(tool.usage) + "\n";
+  s += "       " + std::string(tool.name) + " introspect | skill\n\n";
+  if (!tool.differs.empty()) s += std::string(tool.differs) + "\n\n";
+  if (!a.operands.empty()) {
+    s += "operands:\n";
+    for (auto& o : a.operands) s += "  " + std::string(o.name) + "\n      " + std::string(o.help) + "\n";
+    s += "\n";
+  }
+  s += "flags:\n";
+  std::vector<FlagInfo> all = a.flags;
+  for (auto& f : common_flags(tool)) all.push_back(f);
+  for (auto& f : all) {
+    s += "  " + flag_spelling(f) + "\n      " + std::string(f.help);
+    if (!f.fallback.empty()) s += " (default " + std::string(f.fallback);
+    if (f.ceiling) s += (f.fallback.empty() ? " (" : ", ") + std::string("ceiling ") + std::to_string(f.ceiling);
+    if (!f.fallback.empty() || f.ceiling) s += ")";
+    s += "\n";
+  }
+  s += "\nexit codes:\n";
+  for (Exit e : exits(tool, a))
+    s += "  " + std::to_string(static_cast<int>(e)) + " " + std::string(exit_name(e)) + ": " +
+         std::string(exit_meaning(e)) + "\n";
+  s += "\nOutput is " +
+       std::string(tool.output == Output::Document ? "one JSON document" : "NDJSON ending with an end record") +
+       " (schema " + std::string(tool.schema) + "); errors carry a rule tag and a repair. `" +
+       std::string(tool.name) + " introspect` describes all of it as JSON.\n";
+  return s;
+}
+
+Json introspect(const Tool& tool, const Adapter& a) {
+  Json flags = Json::array();
+  std::vector<FlagInfo> all = a.flags;
+  for (auto& f : common_flags(tool)) all.push_back(f);
+  Json limits = Json::array();
+  for (auto& f : all) {
+    Json j = Json::object({{"name", f.name},
+                           {"short", f.short_name ? Json(std::string(1, f.short_name)) : Json()},
+                           {"kind", kind_name(f.kind)},
+                           {"role", role_name(f.role)},
+                           {"value_name", f.value_name.empty() ? Json() : Json(f.value_name)},
+                           {"default", f.fallback.empty() ? Json() : Json(f.fallback)},
+                           {"ceiling", f.ceiling ? Json(f.ceiling) : Json()},
+                           {"help", f.help}});
+    j.set("choices", split(f.choices, '|'));
+    j.set("excludes", split(f.excludes, ' '));
+    flags.push(std::move(j));
+    if (f.limit)
+      limits.push(Json::object({{"flag", f.name}, {"default", f.fallback}, {"ceiling", f.ceiling}}));
+  }
+  Json operands = Json::array();
+  for (auto& o : a.operands)
+    operands.push(Json::object({{"name", o.name},
+                                {"role", role_name(o.role)},
+                                {"min", o.min},
+                                {"max", o.max == kMany ? Json() : Json(o.max)},
+                                {"stdin_dash", o.dash_is_stdin},
+                                {"help", o.help}}));
+  Json codes = Json::array();
+  for (Exit e : exits(tool, a))
+    codes.push(Json::object({{"code", static_cast<int>(e)}, {"name", exit_name(e)}, {"meaning", exit_meaning(e)}}));
+  Json rules = Json::array();
+  for (auto& r : tool.rules) {
+    auto row = find_rule(r.tag);
+    rules.push(Json::object({{"rule", r.tag},
+                             {"exit", row ? static_cast<int>(row->exit) : 1},
+                             {"code", row ? exit_name(row->exit) : "GENERAL_ERROR"},
+                             {"repair", repairable_name(r.repairable)},
+                             {"when", rule_when(r)}}));
+  }
+  Json guarantees = Json::array();
+  for (std::string_view rest = tool.guarantees; !rest.empty();) {
+    size_t k = rest.find(", ");
+    guarantees.push(rest.substr(0, k));
+    if (k == std::string_view::npos) break;
+    rest.remove_prefix(k + 2);
+  }
+  Json schema = Json::raw(output_schema(tool));
+  return Json::object({
+      {"tool", tool.name},
+      {"version", TACK_VERSION},
+      {"summary", tool.summary},
+      {"differs", tool.differs},
+      {"usage", tool.usage},
+      {"output", tool.output == Output::Document ? "document" : "stream"},
+      {"schema", tool.schema},
+      {"flags", std::move(flags)},
+      {"operands", std::move(operands)},
+      {"exit_codes", std::move(codes)},
+      {"rules", std::move(rules)},
+      {"limits", std::move(limits)},
+      {"confinement", tool.takes_root ? Json(kConfinement) : Json()},
+      {"effects", Json::object({{"reads_files", (tool.effects & kReadFiles) != 0},
+                                {"writes_files", (tool.effects & kWriteFiles) != 0},
+                                {"reads_stdin", (tool.effects & kReadStdin) != 0},
+                                {"starts_programs", (tool.effects & kStartPrograms) != 0},
+                                {"network", false},
+                                {"reads_environment", false},
+                                {"reads_clock", false}})},
+      {"reversibility", reversibility_name(tool.reversibility)},
+      {"guarantees", std::move(guarantees)},
+      {"concurrency", tool.concurrency},
+      {"output_schema", std::move(schema)},
+  });
+}
+
+std::string skill_text(const Tool& tool, const Adapter& a) {
+  std::string n(tool.name);
+  std::string s = "---\nname: " + n + "\ndescription: " + std::string(tool.summary) +
+                  " Use it through the `" + n + "` command; it answers in JSON.\n---\n\n";
+  s += "# " + n + "\n\n" + std::string(tool.summary) + "\n\n";
+  if (!tool.differs.empty()) s += std::string(tool.differs) + "\n\n";
+  s += "## Usage\n\n```\n" + std::string(tool.usage) + "\n```\n\n";
+  if (!a.operands.empty()) {
+    s += "## Operands\n\n";
+    for (auto& o : a.operands) s += "- `" + std::string(o.name) + "`: " + std::string(o.help) + "\n";
+    s += "\n";
+  }
+  s += "## Flags\n\n";
+  std::vector<FlagInfo> all = a.flags;
+  for (auto& f : common_flags(tool)) all.push_back(f);
+  for (auto& f : all) {
+    s += "- `" + flag_spelling(f) + "`: " + std::string(f.help);
+    if (!f.fallback.empty()) s += " Default `" + std::string(f.fallback) + "`.";
+    if (f.ceiling) s += " Ceiling " + std::to_string(f.ceiling) + ".";
+    s += "\n";
+  }
+  s += "\n## Reading the answer\n\n";
+  if (tool.output == Output::Document)
+    s += "One JSON object: `ok`, `command`, `schema` (`" + std::string(tool.schema) +
+         "`), `data`, and on failure `error` and `errors`.\n";
+  else
+    s += "One JSON object a line; the last line is always `{\"type\":\"end\",…}` with `ok`, "
+         "`complete`, the counts, `truncated` and `next`. A stream without an end record was cut "
+         "short.\n";
+  s += "Fields that can hold any bytes are a string, or `{\"b64\":…}` when the bytes are not "
+       "UTF-8. The full JSON Schema is in `" + n + " introspect` under `output_schema`.\n\n";
+  s += "## Errors\n\nMatch on `rule`, never on the message. A `repair` of kind `retry` is an argv "
+       "that runs as it stands.\n\n| rule | exit | when |\n|---|---|---|\n";
+  for (auto& r : tool.rules) {
+    auto row = find_rule(r.tag);
+    s += "| `" + std::string(r.tag) + "` | " + std::to_string(row ? static_cast<int>(row->exit) : 1) +
+         " | " + std::string(rule_when(r)) + " |\n";
+  }
+  s += "\n## Exit codes\n\n";
+  for (Exit e : exits(tool, a))
+    s += "- " + std::to_string(static_cast<int>(e)) + " " + std::string(exit_name(e)) + ": " +
+         std::string(exit_meaning(e)) + "\n";
+  return s;
+}
+
+std::string output_schema(const Tool& tool) {
+  std::string rules, codes;
+  std::set<std::string_view> code_set;
+  for (auto& r : tool.rules) {
+    rules += (rules.empty() ? "\"" : ",\"") + std::string(r.tag) + "\"";
+    if (auto row = find_rule(r.tag)) code_set.insert(exit_name(row->exit));
+  }
+  for (auto c : code_set) codes += (codes.empty() ? "\"" : ",\"") + std::string(c) + "\"";
+  std::string name(tool.name), id(tool.schema);
+  std::string defs =
+      R"("$defs":{"text_or_bytes":{"oneOf":[{"type":"string"},{"type":"object","required":["b64"],"properties":{"b64":{"type":"string","contentEncoding":"base64"}},"additionalProperties":false}]},)"
+      R"("argv":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/text_or_bytes"}},)"
+      R"("repair":{"oneOf":[{"type":"null"},)"
+      R"({"type":"object","required":["kind","reason"],"properties":{"kind":{"const":"none"},"reason":{"type":"string"}},"additionalProperties":false},)"
+      R"({"type":"object","required":["kind","argv"],"properties":{"kind":{"const":"retry"},"argv":{"$ref":"#/$defs/argv"}},"additionalProperties":false},)"
+      R"({"type":"object","required":["kind","options"],"properties":{"kind":{"const":"choose"},"options":{"type":"array","minItems":2,"items":{"type":"object","required":["argv"],"properties":{"argv":{"$ref":"#/$defs/argv"}},"additionalProperties":false}}},"additionalProperties":false}]},)"
+      R"("error":{"type":"object","required":["code","rule","message","hint","repair","detail"],"additionalProperties":false,"properties":{)"
+      R"("code":{"enum":[)" + codes + R"(]},"rule":{"enum":[)" + rules + R"(]},)"
+      R"("message":{"type":"string"},"hint":{"type":["string","null"]},"repair":{"$ref":"#/$defs/repair"},"detail":{"type":"object"}}}})";
+  std::string head = R"({"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://tack.dev/schemas/)" +
+                     id + R"(.json","title":")" + id + "\",";
+  if (tool.output == Output::Document) {
+    return head +
+           R"("type":"object","required":["ok","command","schema","meta"],"additionalProperties":false,"properties":{)"
+           R"("ok":{"type":"boolean"},"command":{"const":")" + name + R"("},"schema":{"const":")" + id + R"("},)"
+           R"("dry_run":{"const":true},"planned_actions":{"type":"array"},"data":)" + std::string(tool.data_schema) + ","
+           R"("error":{"$ref":"#/$defs/error"},"errors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/error"}},)"
+           R"("meta":{"type":"object","required":["version"],"properties":{"version":{"type":"string"}},"additionalProperties":false}},)"
+           R"("if":{"properties":{"ok":{"const":false}}},"then":{"required":["error","errors"]},"else":{"properties":{"error":false,"errors":false}},)" +
+           defs + "}";
+  }
+  std::string end =
+      R"({"type":"object","required":["type","ok","command","schema","complete","truncated","next"],"additionalProperties":false,"properties":{)"
+      R"("type":{"const":"end"},"ok":{"type":"boolean"},"command":{"const":")" + name + R"("},"schema":{"const":")" + id +
+      R"("},"complete":{"type":"boolean"},"truncated":{"type":"boolean"},"next":{"type":["object","null"]})" +
+      (tool.end_schema.empty() ? "" : "," + std::string(tool.end_schema)) + "}}";
+  std::string err =
+      R"({"type":"object","required":["type","error"],"additionalProperties":false,"properties":{"type":{"const":"error"},"error":{"$ref":"#/$defs/error"}}})";
+  return head + R"("description":"one line of the stream","oneOf":[)" + std::string(tool.data_schema) + "," + err +
+         "," + end + "]," + defs + "}";
+}
+
+}  // namespace contract

@@ -1,0 +1,130 @@
+// json.h — the one serializer: every byte tack writes as JSON goes through JsonWriter, which
+// owns escaping, UTF-8 validation and the text_or_bytes choice. Json is a small ordered value
+// tree (members keep insertion order, so output is deterministic) for documents, details and
+// records; hot paths may drive JsonWriter directly.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace contract {
+
+// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+// RFC 4648 base64 with padding.
+std::string base64(std::string_view bytes);
+// Decodes padded RFC 4648 base64; false on malformed input.
+bool unbase64(std::string_view text, std::string& out);
+
+// Renders bytes for a human sentence: valid UTF-8 as is, every other byte as \xNN.
+std::string printable(std::string_view bytes);
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+  void null() { sep(); out_ += "null"; }
+  void boolean(bool b) { sep(); out_ += b ? "true" : "false"; }
+  void integer(int64_t v);
+  void unsigned_integer(uint64_t v);
+  // A string known to be text (keys, messages, tags). Invalid UTF-8 is rendered \xNN-escaped
+  // as by printable(): a message is for a person and must never carry U+FFFD.
+  void string(std::string_view s);
+  // text_or_bytes: a JSON string when the bytes are UTF-8, else {"b64":"…"}.
+  void bytes(std::string_view s);
+  // Already-serialized JSON, written verbatim (jsonq's values as the document wrote them).
+  void raw(std::string_view json) { sep(); out_ += json; }
+  void begin_object() { sep(); out_ += '{'; first_ = true; }
+  void end_object() { out_ += '}'; first_ = false; }
+  void begin_array() { sep(); out_ += '['; first_ = true; }
+  void end_array() { out_ += ']'; first_ = false; }
+  void key(std::string_view k);
+
+ private:
+  void sep() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_) out_ += ',';
+    first_ = false;
+  }
+  void quoted(std::string_view s);
+  std::string& out_;
+  bool first_ = true;
+  bool after_key_ = false;
+};
+
+class Json {
+ public:
+  enum class Type { Null, Bool, Int, Uint, Str, Bytes, Raw, Array, Object };
+  using Member = std::pair<std::string, Json>;
+
+  Json() = default;
+  Json(std::nullptr_t) {}
+  Json(bool b) : type_(Type::Bool), u_(b) {}
+  Json(int v) : type_(Type::Int), i_(v) {}
+  Json(long v) : type_(Type::Int), i_(v) {}
+  Json(long long v) : type_(Type::Int), i_(v) {}
+  Json(unsigned v) : type_(Type::Uint), u_(v) {}
+  Json(unsigned long v) : type_(Type::Uint), u_(v) {}
+  Json(unsigned long long v) : type_(Type::Uint), u_(v) {}
+  Json(const char* s) : type_(Type::Str), s_(s) {}
+  Json(std::string_view s) : type_(Type::Str), s_(s) {}
+  Json(std::string s) : type_(Type::Str), s_(std::move(s)) {}
+
+  static Json bytes(std::string_view b) {
+    Json j;
+    j.type_ = Type::Bytes;
+    j.s_ = b;
+    return j;
+  }
+  static Json raw(std::string_view text) {
+    Json j;
+    j.type_ = Type::Raw;
+    j.s_ = text;
+    return j;
+  }
+  static Json array(std::vector<Json> items = {}) {
+    Json j;
+    j.type_ = Type::Array;
+    j.arr_ = std::move(items);
+    return j;
+  }
+  static Json object(std::initializer_list<Member> members = {}) {
+    Json j;
+    j.type_ = Type::Object;
+    j.obj_.assign(members.begin(), members.end());
+    return j;
+  }
+
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::Null; }
+  // Appends (array) or appends a member (object; a repeated key is replaced in place).
+  Json& push(Json v);
+  Json& set(std::string_view key, Json v);
+  const Json* get(std::string_view key) const;
+  const std::vector<Member>& members() const { return obj_; }
+  const std::vector<Json>& items() const { return arr_; }
+  const std::string& str() const { return s_; }
+  int64_t as_int() const { return type_ == Type::Uint ? static_cast<int64_t>(u_) : i_; }
+  uint64_t as_uint() const { return type_ == Type::Int ? static_cast<uint64_t>(i_) : u_; }
+  bool as_bool() const { return u_ != 0; }
+
+  void write(JsonWriter& w) const;
+  std::string dump() const;
+
+ private:
+  Type type_ = Type::Null;
+  int64_t i_ = 0;
+  uint64_t u_ = 0;
+  std::string s_;
+  std::vector<Json> arr_;
+  std::vector<Member> obj_;
+};
+
+}  // namespace contract

@@ -1,0 +1,224 @@
+// main.cpp — the two-phase parser and the one place an exit code is decided.
+//
+// Phase 1 (no I/O): every token is read against the table; unknown flags, missing and bad
+// values, duplicates, conflicts, operand counts and lexical path problems are all collected.
+// Any of them ends the run with nothing read. Phase 2: the root is opened, the tool runs, and
+// its answer is written through the checked writer.
+#include "contract/main.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "contract/parse.h"
+#include "os/open.h"
+#include "os/path.h"
+#include "os/sandbox.h"
+
+namespace contract {
+
+void Context::error(Error e) {
+  if (tool_.output == Output::Stream) {
+    if (format_ == Format::Json) {
+      std::string& b = out_.buffer();
+      JsonWriter w(b);
+      Json::object({{"type", "error"}, {"error", e.to_json()}}).write(w);
+      commit();
+    } else {
+      text_errors_to_stderr(tool_.name, std::span<const Error>(&e, 1));
+    }
+  }
+  errors_.push_back(std::move(e));
+}
+
+void Context::record(const Json& rec) {
+  if (format_ == Format::Json) {
+    JsonWriter w(out_.buffer());
+    rec.write(w);
+    commit();
+  } else if (tool_.text) {
+    tool_.text(rec, out_.buffer());
+    out_.maybe_flush();
+  }
+}
+
+std::vector<std::string> Context::argv_with_token(size_t index, std::string token) const {
+  std::vector<std::string> a = argv_;
+  if (index < a.size()) a[index] = std::move(token);
+  return a;
+}
+
+std::vector<std::string> Context::argv_with_flag(std::string_view flag, std::string value) const {
+  std::vector<std::string> a = remove_flag(argv_, flags_, flag);
+  a.insert(a.begin() + 1, "--" + std::string(flag) + "=" + value);
+  return a;
+}
+
+namespace {
+
+void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
+  const auto& errors = ctx.errors();
+  if (ctx.format() == Format::Text) {
+    if (!data.is_null() && tool.text) tool.text(data, out.buffer());
+    text_errors_to_stderr(tool.name, errors);
+    return;
+  }
+  Json env = Json::object({{"ok", errors.empty()}, {"command", tool.name}, {"schema", tool.schema}});
+  if (ctx.dry_run_) {
+    env.set("dry_run", true);
+    env.set("planned_actions", ctx.planned_);
+  }
+  if (!data.is_null()) env.set("data", data);
+  if (!errors.empty()) {
+    env.set("error", errors.front().to_json());
+    Json all = Json::array();
+    for (auto& e : errors) all.push(e.to_json());
+    env.set("errors", std::move(all));
+  }
+  env.set("meta", Json::object({{"version", TACK_VERSION}}));
+  JsonWriter w(out.buffer());
+  env.write(w);
+  out.buffer() += '\n';
+}
+
+void emit_end(const Tool& tool, Context& ctx, Out& out, const Json& fields) {
+  if (ctx.format() == Format::Text) return;
+  bool ok = ctx.errors().empty();
+  Json end = Json::object({{"type", "end"},
+                           {"ok", ok},
+                           {"command", tool.name},
+                           {"schema", tool.schema},
+                           {"complete", ok}});
+  for (auto& [k, v] : fields.members()) end.set(k, v);
+  if (!end.get("truncated")) end.set("truncated", false);
+  if (!end.get("next")) end.set("next", nullptr);
+  JsonWriter w(out.buffer());
+  end.write(w);
+  out.buffer() += '\n';
+}
+
+int finish(const Tool& tool, Context& ctx, Out& out) {
+  if (!out.flush()) {
+    std::string line = std::string(tool.name) + ": io.write-failed: standard output: " +
+                       std::strerror(out.error()) + "\n";
+    ssize_t ignored = ::write(2, line.data(), line.size());
+    (void)ignored;
+    return static_cast<int>(Exit::GeneralError);
+  }
+  if (!ctx.errors().empty()) return static_cast<int>(ctx.errors().front().exit());
+  return static_cast<int>(ctx.dry_run_ ? Exit::DryRun : Exit::Success);
+}
+
+int write_plain(const Tool& tool, Context& ctx, Out& out, std::string text) {
+  out.buffer() += text;
+  return finish(tool, ctx, out);
+}
+
+}  // namespace
+
+int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
+  // A closed pipe must surface as EPIPE on write, never as a silent death by signal.
+  signal(SIGPIPE, SIG_IGN);
+  Out out(STDOUT_FILENO);
+  Context ctx(tool, out);
+  for (int i = 0; i < argc; ++i) ctx.argv_.emplace_back(argv[i]);
+  if (ctx.argv_.empty()) ctx.argv_.emplace_back(tool.name);
+
+  std::vector<FlagInfo> flags = ad.flags;
+  for (auto& f : common_flags(tool)) flags.push_back(f);
+  ctx.flags_ = flags;
+
+  if (argc == 2 && std::strcmp(argv[1], "introspect") == 0)
+    return write_plain(tool, ctx, out, introspect(tool, ad).dump() + "\n");
+  if (argc == 2 && std::strcmp(argv[1], "skill") == 0)
+    return write_plain(tool, ctx, out, skill_text(tool, ad));
+
+  Parsed p = parse_argv(ctx.argv_, flags, ad.operands);
+  if (p.help) return write_plain(tool, ctx, out, help_text(tool, ad));
+  if (p.version) return write_plain(tool, ctx, out, std::string(tool.name) + " " + TACK_VERSION + "\n");
+
+  // The format is known before anything else is written, even when other arguments are bad.
+  for (auto& [idx, v] : p.values) {
+    if (flags[idx].role == Role::Format) ctx.format_ = v.text == "text" ? Format::Text : Format::Json;
+    if (flags[idx].role == Role::Root) ctx.root_ = v.text;
+    ctx.given_.insert(std::string(flags[idx].name));
+  }
+
+  // Lexical path checks, in argv order, with the spelling that would have been right.
+  std::vector<Error> errors = std::move(p.errors);
+  if (!ctx.root_.empty()) ctx.root_abs_ = os::absolute_root(ctx.root_);
+  auto check = [&](std::string& value, size_t token, std::string_view prefix) {
+    auto c = os::check_path(ctx.root_abs_, value);
+    if (c.issue) {
+      Error e = make_error(c.issue->rule, c.issue->message,
+                           Json::object({{"path", Json::bytes(value)}}));
+      if (c.issue->replacement) {
+        e.detail.set("suggested", Json::bytes(*c.issue->replacement));
+        e.repair = Repair::retry(ctx.argv_with_token(token, std::string(prefix) + *c.issue->replacement));
+      }
+      errors.push_back(std::move(e));
+    } else {
+      value = c.path;
+    }
+  };
+  for (auto& [idx, v] : p.values) {
+    if (flags[idx].role == Role::Root && v.text.empty())
+      errors.push_back(make_error("path.empty", "--root is empty.", Json::object({{"flag", "root"}})));
+    if (flags[idx].role == Role::PathRead || flags[idx].role == Role::PathWrite)
+      check(v.text, v.token, v.token_prefix);
+  }
+  for (auto& op : p.operands) {
+    const OperandInfo& spec = ad.operands[op.spec];
+    if (spec.role != Role::PathRead && spec.role != Role::PathWrite) continue;
+    if (spec.dash_is_stdin && op.value == "-") continue;
+    check(op.value, op.token, "");
+  }
+  for (size_t i = 0; i < ad.flags.size(); ++i) {
+    if (ad.flags[i].fallback.empty() || ctx.given(ad.flags[i].name)) continue;
+    Value v;
+    parse_value(ad.flags[i], ad.flags[i].fallback, v);
+    ad.set_flag(i, v);
+  }
+  for (auto& [idx, v] : p.values)
+    if (idx < ad.flags.size()) ad.set_flag(idx, v);
+  for (auto& op : p.operands) ad.set_operand(op.spec, op.value);
+  ad.check(errors, ctx);
+
+  auto fail_all = [&]() {
+    for (auto& e : errors) ctx.error(std::move(e));
+    if (tool.output == Output::Document)
+      emit_document(tool, ctx, out, nullptr);
+    else
+      emit_end(tool, ctx, out, Json::object());
+    return finish(tool, ctx, out);
+  };
+  if (!errors.empty()) return fail_all();
+
+  os::Fd root_fd;
+  if (!ctx.root_.empty()) {
+    auto r = os::open_root(ctx.root_);
+    if (auto* e = std::get_if<Error>(&r)) {
+      errors.push_back(std::move(*e));
+      return fail_all();
+    }
+    root_fd = std::move(std::get<os::Fd>(r));
+    ctx.root_fd_ = root_fd.get();
+  }
+
+  // The tool's authority is fixed before any input is opened.
+  if (auto e = os::apply_sandbox(tool, ctx.root_fd_)) {
+    errors.push_back(std::move(*e));
+    return fail_all();
+  }
+
+  Json result = ad.run(ctx);
+  if (tool.output == Output::Document)
+    emit_document(tool, ctx, out, result);
+  else
+    emit_end(tool, ctx, out, result);
+  return finish(tool, ctx, out);
+}
+
+}  // namespace contract

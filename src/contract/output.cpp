@@ -1,0 +1,33 @@
+// output.cpp — the checked writer.
+#include "contract/output.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace contract {
+
+bool Out::flush() {
+  if (err_) {
+    buf_.clear();
+    return false;
+  }
+  size_t done = 0;
+  while (done < buf_.size()) {
+    ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err_ = errno;
+      break;
+    }
+    if (n == 0) {
+      err_ = EIO;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  buf_.clear();
+  return err_ == 0;
+}
+
+}  // namespace contract

@@ -1,0 +1,34 @@
+// output.h — checked writes to a file descriptor. Every write is checked; after the first
+// failure (a closed pipe, a full disk) nothing more is written and failed() says so, so the
+// tool can stop and main can end with io.write-failed instead of a silent success.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace contract {
+
+class Out {
+ public:
+  explicit Out(int fd, size_t flush_at = 64 * 1024) : fd_(fd), flush_at_(flush_at) {}
+  std::string& buffer() { return buf_; }
+  void write(std::string_view s) {
+    buf_ += s;
+    maybe_flush();
+  }
+  void maybe_flush() {
+    if (buf_.size() >= flush_at_) flush();
+  }
+  // Writes the buffer out; false once any write has failed.
+  bool flush();
+  bool failed() const { return err_ != 0; }
+  int error() const { return err_; }
+
+ private:
+  int fd_;
+  size_t flush_at_;
+  std::string buf_;
+  int err_ = 0;
+};
+
+}  // namespace contract

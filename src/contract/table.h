@@ -1,0 +1,184 @@
+// table.h — the static table a tool is built from: flags bound by name to fields of the tool's
+// Args struct, operands, the rules it can reach, its effects. Parser, --help, --version,
+// introspect, skill, the output schema and "did you mean" all come from this table alone.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "contract/error.h"
+
+namespace contract {
+
+enum class Kind { Bool, Nat, Text, Path, Choice, Range, List };
+enum class Role { None, Root, PathRead, PathWrite, Pattern, Content, Format };
+enum class Output { Document, Stream };
+enum class Reversibility { ReversibleCheap, IrreversibleBounded, IrreversibleConsequential };
+enum class Repairable { Never, Sometimes, Always };
+
+// What a tool may do; enforced by the sandbox, printed by introspect.
+enum Effect : unsigned {
+  kReadFiles = 1u << 0,
+  kWriteFiles = 1u << 1,
+  kReadStdin = 1u << 2,
+  kStartPrograms = 1u << 3,
+};
+
+// A range flag's value: "A:B", "A:", ":B" or "A", each end an integer that may be negative
+// (counted from the end). The tool gives the ends their meaning.
+struct Span {
+  bool given = false;
+  std::optional<int64_t> from, to;
+  bool open_end = false;  // "A:"
+};
+
+template <class A>
+using FlagBinding = std::variant<std::monostate, bool A::*, uint64_t A::*, std::string A::*,
+                                 std::optional<std::string> A::*, std::optional<uint64_t> A::*,
+                                 std::vector<std::string> A::*, Span A::*>;
+
+template <class A>
+struct Flag {
+  std::string_view name;
+  char short_name = 0;
+  Kind kind = Kind::Bool;
+  Role role = Role::None;
+  FlagBinding<A> bind{};
+  std::string_view value_name = "";
+  std::string_view fallback = "";  // the default, spelled as on the command line
+  uint64_t ceiling = 0;            // Nat: the largest value accepted (0: no ceiling)
+  uint64_t floor = 0;              // Nat: the smallest value accepted
+  std::string_view choices = "";   // Choice: "a|b|c"
+  std::string_view excludes = "";  // names of flags that cannot be given with this one
+  std::string_view help = "";
+  bool limit = false;              // listed among the tool's limits
+};
+
+template <class A>
+using OperandBinding =
+    std::variant<std::monostate, std::string A::*, std::optional<std::string> A::*,
+                 std::vector<std::string> A::*>;
+
+inline constexpr size_t kMany = std::numeric_limits<size_t>::max();
+
+template <class A>
+struct Operand {
+  std::string_view name;
+  Role role = Role::PathRead;
+  size_t min = 1;
+  size_t max = 1;
+  OperandBinding<A> bind{};
+  std::string_view help = "";
+  bool dash_is_stdin = false;  // "-" names standard input, not a path
+};
+
+struct Rule {
+  std::string_view tag;
+  Repairable repairable = Repairable::Never;
+  std::string_view when = "";  // empty: the catalogue's sentence
+};
+
+class Context;
+using TextRenderer = void (*)(const Json& value, std::string& out);
+
+struct Tool {
+  std::string_view name;
+  std::string_view summary;   // one sentence
+  std::string_view differs;   // how it deliberately differs from the classic tool
+  std::string_view usage;     // the synopsis line
+  Output output = Output::Document;
+  std::string_view schema;    // "peek.v1"
+  // Document: the JSON Schema of `data`. Stream: the JSON Schemas of the tool's own record
+  // types (not "error" or "end"), comma-separated, each with its "type" property.
+  std::string_view data_schema;
+  // Stream: JSON Schema "properties" of the tool's own end-record fields (counts, next).
+  std::string_view end_schema = "";
+  unsigned effects = kReadFiles;
+  bool takes_root = true;
+  Reversibility reversibility = Reversibility::ReversibleCheap;
+  std::string_view guarantees = "deterministic, idempotent, bounded_memory";
+  std::string_view concurrency = "read-only: it never writes, so any number may run at once";
+  TextRenderer text = nullptr;  // --format text: data (document) or one record (stream)
+  std::span<const Rule> rules{};
+};
+
+// The parts of a flag the untyped core needs.
+struct FlagInfo {
+  std::string_view name;
+  char short_name;
+  Kind kind;
+  Role role;
+  std::string_view value_name, fallback;
+  uint64_t ceiling, floor;
+  std::string_view choices, excludes, help;
+  bool limit;
+};
+
+struct OperandInfo {
+  std::string_view name;
+  Role role;
+  size_t min, max;
+  std::string_view help;
+  bool dash_is_stdin;
+};
+
+template <class A>
+constexpr FlagInfo info(const Flag<A>& f) {
+  return {f.name,     f.short_name, f.kind,     f.role,     f.value_name, f.fallback,
+          f.ceiling, f.floor,      f.choices,  f.excludes, f.help,       f.limit};
+}
+template <class A>
+constexpr OperandInfo info(const Operand<A>& o) {
+  return {o.name, o.role, o.min, o.max, o.help, o.dash_is_stdin};
+}
+
+// Table invariants, checked at compile time by each tool (static_assert) and by a unit test.
+constexpr bool valid_flag(const FlagInfo& f) {
+  if (f.name.empty()) return false;
+  for (char c : f.name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  if (f.help.empty()) return false;
+  if (f.kind != Kind::Bool && f.value_name.empty()) return false;
+  if (f.kind == Kind::Bool && !f.value_name.empty()) return false;
+  if (f.kind == Kind::Choice && f.choices.empty()) return false;
+  if (f.kind == Kind::Nat && f.ceiling != 0 && f.ceiling < f.floor) return false;
+  if (f.limit && (f.kind != Kind::Nat || f.ceiling == 0 || f.fallback.empty())) return false;
+  if (f.kind == Kind::Nat && !f.fallback.empty()) {
+    uint64_t v = 0;
+    for (char c : f.fallback) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (v < f.floor || (f.ceiling != 0 && v > f.ceiling)) return false;
+  }
+  return true;
+}
+
+template <class A>
+constexpr bool valid(std::span<const Flag<A>> flags, std::span<const Operand<A>> ops) {
+  const size_t NF = flags.size(), NO = ops.size();
+  for (size_t i = 0; i < NF; ++i) {
+    if (!valid_flag(info(flags[i]))) return false;
+    if (flags[i].bind.index() == 0) return false;
+    for (size_t j = 0; j < i; ++j) {
+      if (flags[i].name == flags[j].name) return false;
+      if (flags[i].short_name && flags[i].short_name == flags[j].short_name) return false;
+    }
+  }
+  bool unbounded_seen = false;
+  for (size_t i = 0; i < NO; ++i) {
+    if (ops[i].name.empty() || ops[i].help.empty() || ops[i].max < ops[i].min) return false;
+    if (ops[i].bind.index() == 0) return false;
+    if (unbounded_seen) return false;  // only the last operand may take any number
+    if (ops[i].max == kMany) unbounded_seen = true;
+  }
+  return true;
+}
+
+}  // namespace contract

@@ -1,0 +1,81 @@
+// witness.h — line witnesses (TOOLS.md): `h` + 6 hex digits naming a line by the smallest
+// symmetric window of neighbours (at least ±kMinRadius lines, trailing whitespace stripped)
+// whose hash is unique in the file; past kMaxRadius the line's index is folded in. A witness
+// stays valid while nothing near its line changes.
+//
+// Definition (shared by every tool, so it is written once, here):
+//   L[i]     = XXH3_64(line i with trailing ' ', '\t', '\r', '\v', '\f' removed)
+//   w_0(i)   = mix(L[i], 0, 0, 0)
+//   w_r(i)   = mix(w_{r-1}(i), L[i-r] or kEdge, L[i+r] or kEdge, r)   (kEdge past the file)
+//   value_r  = low 24 bits of w_r
+//   mix(a, b, c, d) = XXH3_64 (no seed, default secret) of the 32 bytes a, b, c, d, each
+//                     written as 64-bit little-endian (d in two's complement)
+//   kEdge    = 0x7461636b65646765 (the ASCII bytes "tackedge")
+//   witness(i) = value_r(i) for the smallest r in [kMinRadius, kMaxRadius] whose value is
+//                unique among all lines' value_r; else low 24 bits of mix(w_kMax(i), i, 0, -1).
+// Out-of-file neighbours are the kEdge sentinel, so the target's offset in a window clipped by
+// the file's edge is folded in.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace text {
+
+inline constexpr int kMinRadius = 5;
+inline constexpr int kMaxRadius = 16;
+
+uint64_t line_hash(std::string_view line);
+uint64_t witness_mix(uint64_t acc, uint64_t left, uint64_t right, int64_t r);
+std::string witness_text(uint32_t value);  // "h" + 6 lowercase hex digits
+// Parses "h" + 6 hex digits; false otherwise.
+bool parse_witness(std::string_view text, uint32_t& value);
+
+// Every line's witness value, given every line's line_hash. Memory O(lines).
+std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes);
+
+// Witnesses of a few chosen lines of a file too large to hold, in two passes:
+//   1. the caller feeds every line's hash in order through add_context() — WitnessFinder keeps
+//      only the hashes within kMaxRadius of a chosen line — then calls begin_count(n);
+//   2. the caller feeds every line's hash again through count(); then result(i).
+// The count() of line total_lines - 1 also settles the last lines (whose right neighbours are
+// past the end), so there is no separate finaliser. Lines are fed in order, each exactly once
+// per pass; count() calls past total_lines are ignored.
+// Memory O(chosen lines × kMaxRadius). Gives exactly what all_witnesses gives.
+class WitnessFinder {
+ public:
+  explicit WitnessFinder(std::vector<uint64_t> chosen);  // 0-based line indices, ascending
+  void add_context(uint64_t index, uint64_t hash);
+  void begin_count(uint64_t total_lines);
+  void count(uint64_t hash);
+  uint32_t result(uint64_t index) const;  // only for a chosen index, after the second pass
+
+ private:
+  static constexpr int kWidth = 2 * kMaxRadius + 1;          // a window: offsets -R..R
+  static constexpr int kRadii = kMaxRadius - kMinRadius + 1;  // radii that can settle a line
+  static constexpr uint64_t kRingMask = 63;                   // ring size 64 >= kWidth
+
+  std::vector<uint64_t> chosen_;  // ascending, distinct
+  size_t cursor_ = 0;             // pass 1: first chosen line whose window is not yet behind
+  std::vector<uint64_t> near_;    // pass 1: chosen × kWidth hashes, kEdge where no line
+  struct Tally {
+    uint32_t key;    // r << 24 | value_r
+    uint32_t count;  // lines of the file seen with this value_r at this r, capped at 2
+  };
+  std::vector<Tally> tallies_;                       // one per distinct (r, value_r) of chosen
+  std::unordered_map<uint32_t, uint32_t> tally_of_;  // key -> index into tallies_
+  std::vector<uint32_t> tally_;   // chosen × kRadii: index into tallies_ of its value_r
+  std::vector<uint32_t> fold_;    // per chosen line: the index fold, if nothing settles it
+  std::vector<uint64_t> filter_;  // bits by value_r: could this value be a chosen line's?
+  uint32_t filter_mask_ = 0;
+  std::array<uint64_t, kRingMask + 1> ring_{};  // pass 2: the last hashes, by index & mask
+  uint64_t total_ = 0, seen_ = 0;
+  void count_center(uint64_t center);
+};
+
+}  // namespace text

@@ -1,0 +1,101 @@
+// text_eol_test.cpp — the line-ending policy (TOOLS.md): classification of whole files fed
+// line by line as the line reader splits them, and how a line is shown under each kind.
+
+#include "text/eol.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace {
+
+using text::Eol;
+
+// Splits a file's bytes as os::LineReader does (text without '\n'; the '\r' kept) and
+// classifies it.
+Eol classify(std::string_view file) {
+  text::EolCounter counter;
+  while (!file.empty()) {
+    size_t nl = file.find('\n');
+    if (nl == std::string_view::npos) {
+      counter.add(file, false);
+      break;
+    }
+    counter.add(file.substr(0, nl), true);
+    file.remove_prefix(nl + 1);
+  }
+  return counter.result();
+}
+
+TEST(TextEol, Names) {
+  EXPECT_EQ(text::eol_name(Eol::None), "none");
+  EXPECT_EQ(text::eol_name(Eol::Lf), "lf");
+  EXPECT_EQ(text::eol_name(Eol::Crlf), "crlf");
+  EXPECT_EQ(text::eol_name(Eol::Mixed), "mixed");
+}
+
+TEST(TextEol, Lf) {
+  EXPECT_EQ(classify("a\nb\n"), Eol::Lf);
+  EXPECT_EQ(classify("\n"), Eol::Lf);
+  EXPECT_EQ(classify("\n\n\n"), Eol::Lf);
+  EXPECT_EQ(classify("a\rb\n"), Eol::Lf);  // a '\r' inside a line is not a line ending
+}
+
+TEST(TextEol, Crlf) {
+  EXPECT_EQ(classify("a\r\nb\r\n"), Eol::Crlf);
+  EXPECT_EQ(classify("\r\n"), Eol::Crlf);
+  EXPECT_EQ(classify("a\r\r\n"), Eol::Crlf);
+}
+
+TEST(TextEol, Mixed) {
+  EXPECT_EQ(classify("a\r\nb\n"), Eol::Mixed);
+  EXPECT_EQ(classify("a\nb\r\n"), Eol::Mixed);
+  text::EolCounter counter;
+  counter.add("a\r", true);
+  EXPECT_FALSE(counter.mixed());
+  counter.add("b", true);
+  EXPECT_TRUE(counter.mixed());
+  EXPECT_EQ(counter.result(), Eol::Mixed);
+  text::EolCounter plain;
+  plain.add("a", true);
+  plain.add("b", true);
+  EXPECT_FALSE(plain.mixed());
+}
+
+TEST(TextEol, None) {
+  EXPECT_EQ(classify(""), Eol::None);
+  EXPECT_EQ(classify("no newline at all"), Eol::None);
+  // Old Mac endings are not line endings under the policy: one line, no '\n', taken raw.
+  EXPECT_EQ(classify("a\rb\rc\r"), Eol::None);
+  EXPECT_EQ(classify("\r"), Eol::None);
+  EXPECT_EQ(text::EolCounter().result(), Eol::None);
+}
+
+TEST(TextEol, LastLineWithoutNewlineDoesNotCount) {
+  EXPECT_EQ(classify("a\r\nb"), Eol::Crlf);
+  EXPECT_EQ(classify("a\nb\r"), Eol::Lf);  // the final "b\r" has no '\n': not CRLF evidence
+  EXPECT_EQ(classify("a\r\nb\r"), Eol::Crlf);
+}
+
+TEST(TextEol, ShownLine) {
+  EXPECT_EQ(text::shown_line("a\r", Eol::Crlf), "a");
+  EXPECT_EQ(text::shown_line("a\r\r", Eol::Crlf), "a\r");  // only the ending's '\r' goes
+  EXPECT_EQ(text::shown_line("\r", Eol::Crlf), "");
+  EXPECT_EQ(text::shown_line("", Eol::Crlf), "");
+  EXPECT_EQ(text::shown_line("a", Eol::Crlf), "a");  // a last line without newline
+  // Anything but CRLF is raw: a stray '\r' stays visible.
+  EXPECT_EQ(text::shown_line("a\r", Eol::Lf), "a\r");
+  EXPECT_EQ(text::shown_line("a\r", Eol::Mixed), "a\r");
+  EXPECT_EQ(text::shown_line("a\r", Eol::None), "a\r");
+}
+
+TEST(TextEol, Bom) {
+  EXPECT_TRUE(text::has_bom("\xEF\xBB\xBFhello"));
+  EXPECT_TRUE(text::has_bom("\xEF\xBB\xBF"));
+  EXPECT_FALSE(text::has_bom("\xEF\xBB"));
+  EXPECT_FALSE(text::has_bom("hello"));
+  EXPECT_FALSE(text::has_bom(""));
+}
+
+}  // namespace

@@ -1,0 +1,424 @@
+// peek.cpp — read a range of one file: lines with numbers and byte offsets, or bytes, with the
+// file's size, line endings, BOM, a binary flag and a cursor to the rest. head, tail, sed -n,
+// cat -n and wc -l in one call. Unlike them it never clips a long line silently (the line is
+// named, with its length and the cap that would show it), answers in JSON, reports what it
+// did not return, and with --root reaches nothing outside the root.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "contract/main.h"
+#include "os/line_reader.h"
+#include "os/open.h"
+#include "text/eol.h"
+#include "text/witness.h"
+
+namespace {
+
+using contract::Json;
+using contract::Span;
+
+struct Args {
+  std::string path;
+  Span lines;
+  Span bytes;
+  uint64_t max_bytes = 0;
+  uint64_t max_line_bytes = 0;
+  bool count_lines = false;
+  bool witness = false;
+};
+
+constexpr uint64_t kCeiling = 16 * 1024 * 1024;
+constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB makes a file binary
+
+using contract::Kind;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "lines", .short_name = 'n', .kind = Kind::Range, .bind = &Args::lines,
+     .value_name = "A:B", .fallback = "1:100", .excludes = "bytes",
+     .help = "the lines A:B to return, 1-based and inclusive; A: runs to the end or the budget; "
+             "a negative number counts from the end (-10: is the last ten lines)"},
+    {.name = "bytes", .short_name = 'c', .kind = Kind::Range, .bind = &Args::bytes,
+     .value_name = "A:B", .excludes = "lines witness",
+     .help = "the bytes A:B to return, 0-based and end-exclusive; a negative number counts "
+             "from the end"},
+    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
+     .fallback = "65536", .ceiling = kCeiling, .floor = 1,
+     .help = "the most text returned; past it the answer is truncated with a next cursor",
+     .limit = true},
+    {.name = "max-line-bytes", .kind = Kind::Nat, .bind = &Args::max_line_bytes,
+     .value_name = "N", .fallback = "1048576", .ceiling = kCeiling, .floor = 1,
+     .help = "the longest line returned whole; a longer one is shown as its length with "
+             "limit.line-too-long",
+     .limit = true},
+    {.name = "count-lines", .kind = Kind::Bool, .bind = &Args::count_lines,
+     .help = "report total_lines, the number of lines in the file"},
+    {.name = "witness", .kind = Kind::Bool, .bind = &Args::witness,
+     .help = "add each line's witness, the handle edit takes to change that line"},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "PATH", .role = contract::Role::PathRead, .bind = &Args::path,
+     .help = "the file to read"},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes},
+    {"args.missing-value"},
+    {"args.bad-value"},
+    {"args.unexpected-value"},
+    {"args.duplicate-flag"},
+    {"args.conflict"},
+    {"args.missing-operand"},
+    {"args.too-many-operands"},
+    {"path.empty"},
+    {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always},
+    {"path.outside-root"},
+    {"path.too-long"},
+    {"path.symlink"},
+    {"io.not-found"},
+    {"io.not-a-directory"},
+    {"io.is-a-directory"},
+    {"io.special-file"},
+    {"io.permission-denied"},
+    {"io.read-failed"},
+    {"limit.line-too-long", Repairable::Sometimes},
+};
+
+constexpr std::string_view kLine =
+    R"({"type":"object","required":["n","offset","text"],"additionalProperties":false,"properties":{)"
+    R"("n":{"type":"integer","minimum":1},"offset":{"type":"integer","minimum":0},)"
+    R"("text":{"oneOf":[{"$ref":"#/$defs/text_or_bytes"},{"type":"null"}]},)"
+    R"("length":{"type":"integer","minimum":0},"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"}}})";
+
+constexpr std::string_view kData =
+    R"({"type":"object","required":["path","size","binary","eol","bom","mode","from","to","eof","truncated","next","total_lines"],)"
+    R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("size":{"type":"integer","minimum":0},"binary":{"type":"boolean"},)"
+    R"("eol":{"enum":["lf","crlf","mixed","none"]},"bom":{"type":"boolean"},"mode":{"enum":["lines","bytes"]},)"
+    R"("from":{"type":"integer","minimum":0},"to":{"type":["integer","null"]},)"
+    R"("lines":{"type":"array","items":)" "LINE" R"(},"text":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("eof":{"type":"boolean"},"truncated":{"type":"boolean"},)"
+    R"("next":{"oneOf":[{"type":"null"},{"type":"object","required":["line"],"properties":{"line":{"type":"integer","minimum":1}},"additionalProperties":false},)"
+    R"({"type":"object","required":["byte"],"properties":{"byte":{"type":"integer","minimum":0}},"additionalProperties":false}]},)"
+    R"("total_lines":{"type":["integer","null"]}}})";
+
+// The data schema with the line schema spliced in (constexpr string building is not worth it).
+struct Schema {
+  std::string text;
+  Schema() {
+    text = std::string(kData);
+    text.replace(text.find("LINE"), 4, kLine);
+  }
+};
+const Schema kSchema;
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "peek",
+    .summary = "Read a range of a file: lines with numbers and byte offsets, or bytes, with its "
+               "size, line endings, a binary flag and a cursor to the rest.",
+    .differs = "Unlike head, tail, sed -n and cat -n it never clips a long line silently, "
+               "reports eol and BOM, gives a cursor to what it did not return, and with --root "
+               "follows no symbolic link.",
+    .usage = "peek [--root DIR] [--lines A:B | --bytes A:B] [--max-bytes N] [--max-line-bytes N] "
+             "[--count-lines] [--witness] [--format json|text] PATH",
+    .output = contract::Output::Document,
+    .schema = "peek.v1",
+    .data_schema = kSchema.text,
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  auto bad = [&](std::string_view flag, std::string why) {
+    contract::Error e = contract::make_error("args.bad-value", "--" + std::string(flag) + " " + why);
+    e.detail.set("flag", flag);
+    errs.push_back(std::move(e));
+  };
+  if (ctx.given("lines")) {
+    const Span& s = a.lines;
+    if ((s.from && *s.from == 0) || (s.to && *s.to == 0))
+      bad("lines", "counts from 1 (a negative number counts from the end); 0 names no line.");
+    else if (s.from && s.to && *s.from > 0 && *s.to > 0 && *s.to < *s.from)
+      bad("lines", "ends before it starts.");
+  }
+  if (ctx.given("bytes")) {
+    const Span& s = a.bytes;
+    if (s.from && s.to && *s.from >= 0 && *s.to >= 0 && *s.to < *s.from)
+      bad("bytes", "ends before it starts.");
+  }
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// The witness line hash of a line too long to hold: the trailing whitespace is found from the
+// end backwards, then the rest is hashed in chunks.
+uint64_t hash_long_line(int fd, uint64_t offset, uint64_t length) {
+  char buf[65536];
+  uint64_t end = offset + length;
+  while (end > offset) {
+    uint64_t take = std::min<uint64_t>(sizeof buf, end - offset);
+    long long n = os::pread_full(fd, buf, take, end - take);
+    if (n != static_cast<long long>(take)) break;
+    long long k = n;
+    while (k > 0 && is_space(buf[k - 1])) --k;
+    end -= static_cast<uint64_t>(n - k);
+    if (k > 0) break;
+  }
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  for (uint64_t at = offset; at < end;) {
+    uint64_t take = std::min<uint64_t>(sizeof buf, end - at);
+    long long n = os::pread_full(fd, buf, take, at);
+    if (n <= 0) break;
+    XXH3_64bits_update(st, buf, static_cast<size_t>(n));
+    at += static_cast<uint64_t>(n);
+  }
+  uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
+struct Kept {
+  uint64_t n, offset, length;
+  bool too_long;
+  std::string text;
+};
+
+// One pass over the whole file: what the policy needs (eol, lines) and the chosen lines.
+struct Scan {
+  text::EolCounter eol;
+  uint64_t lines = 0;
+  int error = 0;
+};
+
+// Reads every line once, calling keep(line, n) for each; the BOM is taken off line 1.
+template <class F>
+Scan scan(int fd, uint64_t max_line, bool bom, F&& each) {
+  Scan s;
+  os::LineReader reader(fd, max_line);
+  os::Line line;
+  while (reader.next(line)) {
+    ++s.lines;
+    if (line.too_long) {
+      char last = 0;
+      if (line.newline && line.length > 0) os::pread_full(fd, &last, 1, line.offset + line.length - 1);
+      s.eol.add(std::string_view(&last, last ? 1 : 0), line.newline);
+    } else {
+      s.eol.add(line.text, line.newline);
+    }
+    if (s.lines == 1 && bom) {
+      line.offset += 3;
+      line.length -= std::min<uint64_t>(3, line.length);
+      if (!line.too_long) line.text.remove_prefix(std::min<size_t>(3, line.text.size()));
+    }
+    if (!each(line, s.lines)) break;
+  }
+  s.error = reader.error();
+  return s;
+}
+
+Json run(const Args& a, contract::Context& ctx) {
+  auto opened = os::open_read(ctx.root_fd(), a.path, os::Want::File, a.path);
+  if (auto* e = std::get_if<contract::Error>(&opened)) {
+    ctx.error(std::move(*e));
+    return nullptr;
+  }
+  auto& file = std::get<os::Opened>(opened);
+  int fd = file.fd.get();
+  uint64_t size = static_cast<uint64_t>(file.st.st_size);
+
+  char head[kBinaryProbe];
+  long long got = os::pread_full(fd, head, sizeof head, 0);
+  if (got < 0) {
+    ctx.error(os::errno_error(static_cast<int>(-got), a.path, "read"));
+    return nullptr;
+  }
+  std::string_view probe(head, static_cast<size_t>(got));
+  bool binary = probe.find('\0') != std::string_view::npos;
+  bool bom = text::has_bom(probe);
+  auto read_failed = [&](int err) {
+    ctx.error(os::errno_error(err, a.path, "read"));
+    return Json(nullptr);
+  };
+
+  Json data = Json::object({{"path", Json::bytes(a.path)}, {"size", size}, {"binary", binary},
+                            {"eol", "none"}, {"bom", bom}});
+  bool bytes_mode = ctx.given("bytes");
+
+  if (bytes_mode) {
+    auto at = [&](std::optional<int64_t> v, uint64_t dflt) -> uint64_t {
+      if (!v) return dflt;
+      if (*v < 0) return static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(size) + *v));
+      return std::min<uint64_t>(static_cast<uint64_t>(*v), size);
+    };
+    uint64_t from = at(a.bytes.from, 0);
+    uint64_t to = std::max(from, at(a.bytes.to, size));
+    bool truncated = to - from > a.max_bytes;
+    if (truncated) to = from + a.max_bytes;
+    std::string buf(to - from, '\0');
+    long long n = os::pread_full(fd, buf.data(), buf.size(), from);
+    if (n < 0) return read_failed(static_cast<int>(-n));
+    buf.resize(static_cast<size_t>(n));
+    to = from + buf.size();
+    Scan s = scan(fd, a.max_line_bytes, false, [](const os::Line&, uint64_t) { return true; });
+    if (s.error) return read_failed(s.error);
+    data.set("eol", text::eol_name(s.eol.result()));
+    data.set("mode", "bytes");
+    data.set("from", from);
+    data.set("to", to);
+    data.set("text", Json::bytes(buf));
+    data.set("eof", to >= size);
+    data.set("truncated", truncated);
+    data.set("next", truncated ? Json::object({{"byte", to}}) : Json());
+    data.set("total_lines", a.count_lines ? Json(s.lines) : Json());
+    return data;
+  }
+
+  // A negative end counts from the last line, so it needs the count first.
+  uint64_t total = 0;
+  bool need_total = (a.lines.from && *a.lines.from < 0) || (a.lines.to && *a.lines.to < 0);
+  if (need_total) {
+    Scan s = scan(fd, a.max_line_bytes, false, [](const os::Line&, uint64_t) { return true; });
+    if (s.error) return read_failed(s.error);
+    total = s.lines;
+  }
+  auto line_at = [&](int64_t v) -> uint64_t {
+    if (v > 0) return static_cast<uint64_t>(v);
+    return static_cast<uint64_t>(std::max<int64_t>(1, static_cast<int64_t>(total) + v + 1));
+  };
+  uint64_t from = a.lines.from ? line_at(*a.lines.from) : 1;
+  uint64_t to = a.lines.open_end || !a.lines.to ? UINT64_MAX : line_at(*a.lines.to);
+  if (!a.lines.open_end && !a.lines.to && a.lines.from) to = from;  // "A" alone is one line
+  if (a.lines.to && !a.lines.from) from = 1;                         // ":B"
+
+  std::vector<Kept> kept;
+  uint64_t budget = 0, next_line = 0, last_n = 0;
+  bool eof_reached = true;
+  std::vector<uint64_t> hashes_near;  // --witness: every line's hash goes to the finder
+  std::vector<uint64_t> chosen;
+  Scan s = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t n) {
+    if (n < from || n > to || next_line) {
+      if (n > to && !next_line) eof_reached = false;
+      return true;
+    }
+    uint64_t cost = line.too_long ? 0 : line.length;
+    if (!kept.empty() && budget + cost > a.max_bytes) {
+      next_line = n;
+      eof_reached = false;
+      return true;
+    }
+    budget += cost;
+    kept.push_back({n, line.offset, line.length, line.too_long, std::string(line.text)});
+    last_n = n;
+    return true;
+  });
+  if (s.error) return read_failed(s.error);
+  text::Eol eol = s.eol.result();
+
+  // Witnesses: a second and third pass with bounded memory (text::WitnessFinder).
+  std::vector<uint32_t> witnesses;
+  if (a.witness && !kept.empty()) {
+    for (auto& k : kept) chosen.push_back(k.n - 1);
+    text::WitnessFinder finder(chosen);
+    auto hash_of = [&](const os::Line& line) {
+      return line.too_long ? hash_long_line(fd, line.offset, line.length) : text::line_hash(line.text);
+    };
+    Scan p1 = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t n) {
+      finder.add_context(n - 1, hash_of(line));
+      return true;
+    });
+    if (p1.error) return read_failed(p1.error);
+    finder.begin_count(p1.lines);
+    Scan p2 = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t) {
+      finder.count(hash_of(line));
+      return true;
+    });
+    if (p2.error) return read_failed(p2.error);
+    for (auto& k : kept) witnesses.push_back(finder.result(k.n - 1));
+  }
+
+  Json lines = Json::array();
+  std::vector<uint64_t> too_long;
+  uint64_t longest = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const Kept& k = kept[i];
+    Json l = Json::object({{"n", k.n}, {"offset", k.offset}});
+    if (k.too_long) {
+      l.set("text", nullptr);
+      l.set("length", k.length);
+      too_long.push_back(k.n);
+      longest = std::max(longest, k.length);
+    } else {
+      l.set("text", Json::bytes(text::shown_line(k.text, eol)));
+    }
+    if (!witnesses.empty()) l.set("witness", text::witness_text(witnesses[i]));
+    lines.push(std::move(l));
+  }
+  data.set("eol", text::eol_name(eol));
+  data.set("mode", "lines");
+  data.set("from", from);
+  data.set("to", kept.empty() ? Json() : Json(last_n));
+  data.set("lines", std::move(lines));
+  data.set("eof", eof_reached);
+  data.set("truncated", next_line != 0);
+  data.set("next", next_line ? Json::object({{"line", next_line}}) : Json());
+  data.set("total_lines", a.count_lines ? Json(s.lines) : Json());
+
+  if (!too_long.empty()) {
+    Json ns = Json::array();
+    for (auto n : too_long) ns.push(n);
+    contract::Error e = contract::make_error(
+        "limit.line-too-long",
+        std::to_string(too_long.size()) + " line(s) longer than --max-line-bytes " +
+            std::to_string(a.max_line_bytes) + "; the longest is " + std::to_string(longest) + " bytes.",
+        Json::object({{"path", Json::bytes(a.path)},
+                      {"lines", std::move(ns)},
+                      {"longest", longest},
+                      {"max_line_bytes", a.max_line_bytes},
+                      {"ceiling", kCeiling}}));
+    if (longest <= kCeiling) {
+      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-line-bytes", std::to_string(longest)));
+      e.hint = "retry with --max-line-bytes " + std::to_string(longest) + ".";
+    } else {
+      e.repair = contract::Repair::none("the line is longer than the ceiling; read it in pieces with --bytes");
+      e.hint = "read the line in pieces with --bytes.";
+    }
+    ctx.error(std::move(e));
+  }
+  return data;
+}
+
+void render_text(const Json& data, std::string& out) {
+  if (const Json* text = data.get("text")) {
+    out += text->str();
+    return;
+  }
+  for (const Json& l : data.get("lines")->items()) {
+    std::string n = std::to_string(l.get("n")->as_uint());
+    out.append(n.size() < 6 ? 6 - n.size() : 0, ' ');
+    out += n;
+    if (const Json* w = l.get("witness")) out += " " + w->str();
+    out += '\t';
+    const Json* t = l.get("text");
+    if (t->is_null())
+      out += "[" + std::to_string(l.get("length")->as_uint()) + " bytes, longer than --max-line-bytes]";
+    else
+      out += t->str();
+    out += '\n';
+  }
+  if (const Json* next = data.get("next"); next && !next->is_null())
+    out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}
