@@ -131,7 +131,11 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   ctx.flags_ = flags;
 
   if (argc == 2 && std::strcmp(argv[1], "introspect") == 0)
-    return write_plain(tool, ctx, out, introspect(tool, ad).dump() + "\n");
+  {
+    Json j = introspect(tool, ad);
+    j.set("authority", os::authority(tool));
+    return write_plain(tool, ctx, out, j.dump() + "\n");
+  }
   if (argc == 2 && std::strcmp(argv[1], "skill") == 0)
     return write_plain(tool, ctx, out, skill_text(tool, ad));
 
@@ -208,7 +212,15 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   }
 
   // The tool's authority is fixed before any input is opened.
-  if (auto e = os::apply_sandbox(tool, ctx.root_fd_)) {
+  std::vector<std::string> write_dirs;
+  if (ctx.root_.empty()) {
+    for (auto& op : p.operands) {
+      if (ad.operands[op.spec].role != Role::PathWrite) continue;
+      size_t slash = op.value.rfind('/');
+      write_dirs.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : op.value.substr(0, slash));
+    }
+  }
+  if (auto e = os::apply_sandbox(tool, ctx.root_fd_, write_dirs)) {
     errors.push_back(std::move(*e));
     return fail_all();
   }

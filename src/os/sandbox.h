@@ -1,16 +1,27 @@
-// sandbox.h — the tool's declared effects, held by the kernel. Applied by contract::main after
-// argument parsing and before any input is opened.
+// sandbox.h — the tool's declared effects, held by the kernel (Landlock + seccomp). Applied by
+// contract::main after argument parsing and before any input is opened.
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "contract/error.h"
+#include "contract/json.h"
 #include "contract/table.h"
 
 namespace os {
 
-// Installs the tool's profile; an error when the profile cannot be installed and the tool
-// must not run without it.
-std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int root_fd);
+// Installs the tool's profile. `write_dirs`: without a root, the directories a writer may
+// write beneath (its targets' parents). An error only when a mechanism the kernel has could
+// not be installed; a kernel without one runs best effort (see authority()).
+std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int root_fd,
+                                             const std::vector<std::string>& write_dirs);
+
+int landlock_abi();  // 0 when the kernel has no Landlock
+bool seccomp_available();
+
+// The authority row as introspect prints it: what the tool may do and what enforces it here.
+contract::Json authority(const contract::Tool& tool);
 
 }  // namespace os
