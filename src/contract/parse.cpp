@@ -71,12 +71,14 @@ std::optional<std::string> parse_value(const FlagInfo& f, std::string_view text,
     case Kind::Path:
       return std::nullopt;
     case Kind::Nat: {
-      if (text.empty() || text.size() > 19 ||
+      uint64_t ceiling = f.ceiling ? f.ceiling : UINT64_MAX;
+      if (text.empty() ||
           !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return "a whole number written in decimal digits";
       uint64_t v = 0;
-      std::from_chars(text.data(), text.data() + text.size(), v);
-      uint64_t ceiling = f.ceiling ? f.ceiling : UINT64_MAX;
+      auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (r.ec != std::errc())
+        return "a whole number from " + std::to_string(f.floor) + " to " + std::to_string(ceiling);
       if (v < f.floor || v > ceiling)
         return "a whole number from " + std::to_string(f.floor) + " to " + std::to_string(ceiling);
       out.nat = v;
@@ -120,7 +122,27 @@ std::optional<std::string> parse_value(const FlagInfo& f, std::string_view text,
   return std::nullopt;
 }
 
+namespace {
+Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagInfo>& flags,
+                  const std::vector<OperandInfo>& operands);
+}  // namespace
+
 Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagInfo>& flags,
+                  const std::vector<OperandInfo>& operands) {
+  Parsed p = parse_once(argv, flags, operands);
+  // A suggested flag is offered as a retry only when the retried argv really clears the error
+  // without bringing another (the nearest flag might need a value that is not there, or be
+  // given already): otherwise it stays a hint.
+  for (auto& e : p.errors) {
+    if (e.rule != "args.unknown-flag" || e.repair.kind != Repair::Kind::Retry) continue;
+    Parsed again = parse_once(e.repair.argvs[0], flags, operands);
+    if (again.errors.size() + 1 != p.errors.size()) e.repair = Repair{};
+  }
+  return p;
+}
+
+namespace {
+Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagInfo>& flags,
                   const std::vector<OperandInfo>& operands) {
   Parsed p;
   std::vector<bool> seen(flags.size());
@@ -163,12 +185,14 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
     p.values.emplace_back(idx, std::move(v));
   };
 
-  auto unknown = [&](const std::string& tok, std::string_view name, size_t i, bool has_eq) {
-    Error e = make_error("args.unknown-flag", "unknown flag " + printable(tok) + ".");
-    e.detail.set("flag", Json::bytes(tok));
+  auto unknown = [&](const std::string& tok, std::string_view name, size_t i, bool has_eq,
+                     bool is_short) {
+    Error e = make_error("args.unknown-flag", "unknown flag " + printable(is_short ? "-" + std::string(name) : tok) + ".");
+    e.detail.set("flag", Json::bytes(is_short ? "-" + std::string(name) : tok));
     std::vector<size_t> best;
     size_t best_d = 3;
-    for (size_t k = 0; k < flags.size(); ++k) {
+    // A one-letter name is within distance 2 of every short word: no suggestion for it.
+    for (size_t k = 0; k < flags.size() && !is_short; ++k) {
       size_t d = edit_distance(name, flags[k].name, 2);
       if (d < best_d) {
         best_d = d;
@@ -208,7 +232,7 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
       std::string name = tok.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
       size_t idx;
       if (!by_long(flags, name, idx)) {
-        if (unknown(tok, name, i, eq != std::string::npos) && i + 1 < argv.size()) ++i;
+        if (unknown(tok, name, i, eq != std::string::npos, false) && i + 1 < argv.size()) ++i;
         continue;
       }
       if (eq != std::string::npos) {
@@ -227,7 +251,7 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
     for (size_t j = 1; j < tok.size(); ++j) {
       size_t idx;
       if (!by_short(flags, tok[j], idx)) {
-        unknown(tok, tok.substr(j, 1), i, false);
+        unknown(tok, tok.substr(j, 1), i, false, true);
         break;
       }
       if (flags[idx].kind == Kind::Bool) {
@@ -246,7 +270,8 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
     }
   }
 
-  // Conflicts, reported once per pair by the flag that declares them.
+  // Conflicts, reported once per pair (either flag may declare it).
+  std::vector<std::pair<size_t, size_t>> reported;
   for (size_t i = 0; i < flags.size(); ++i) {
     if (!seen[i] || flags[i].excludes.empty()) continue;
     std::string_view rest = flags[i].excludes;
@@ -254,7 +279,10 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
       size_t sp = rest.find(' ');
       std::string_view other = rest.substr(0, sp);
       size_t j;
-      if (by_long(flags, other, j) && seen[j]) {
+      if (by_long(flags, other, j) && seen[j] &&
+          std::find(reported.begin(), reported.end(), std::make_pair(std::min(i, j), std::max(i, j))) ==
+              reported.end()) {
+        reported.emplace_back(std::min(i, j), std::max(i, j));
         Error e = make_error("args.conflict", dashed(flags[i]) + " and --" + std::string(other) +
                                                   " cannot be given together.");
         e.detail.set("flags", Json::array({dashed(flags[i]), "--" + std::string(other)}));
@@ -272,7 +300,7 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
     for (size_t t = s + 1; t < operands.size(); ++t) later_min += operands[t].min;
     size_t available = positional.size() - next;
     size_t want = available > later_min ? available - later_min : 0;
-    size_t n = std::min(want, operands[s].max);
+    size_t n = std::max(std::min(operands[s].min, available), std::min(want, operands[s].max));
     if (n < operands[s].min) {
       Error e = make_error("args.missing-operand", "missing operand " + std::string(operands[s].name) + ".");
       e.detail.set("operand", operands[s].name);
@@ -289,6 +317,7 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
   }
   return p;
 }
+}  // namespace
 
 std::vector<std::string> remove_flag(const std::vector<std::string>& argv,
                                      const std::vector<FlagInfo>& flags, std::string_view name) {
@@ -307,19 +336,41 @@ std::vector<std::string> remove_flag(const std::vector<std::string>& argv,
       out.push_back(tok);
       continue;
     }
-    const FlagInfo* f = nullptr;
-    size_t idx;
-    bool inline_value = false;
-    if (tok[1] == '-') {
-      size_t eq = tok.find('=');
-      f = by_long(flags, tok.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), idx);
-      inline_value = eq != std::string::npos;
-    } else if (tok.size() >= 2) {
-      f = by_short(flags, tok[1], idx);
-      inline_value = tok.size() > 2;
-      if (f && f->kind == Kind::Bool && tok.size() > 2) f = nullptr;  // a cluster: keep it
+    if (tok[1] != '-') {
+      // A cluster of short flags, read exactly as the parser reads it.
+      std::string kept = "-";
+      bool drop_next = false, keep_next = false;
+      for (size_t j = 1; j < tok.size(); ++j) {
+        size_t idx;
+        const FlagInfo* g = by_short(flags, tok[j], idx);
+        if (!g) {
+          kept += tok.substr(j);
+          break;
+        }
+        if (g->kind == Kind::Bool) {
+          if (g->name != name) kept += tok[j];
+          continue;
+        }
+        bool value_inline = j + 1 < tok.size();
+        if (g->name == name)
+          drop_next = !value_inline;
+        else {
+          kept += tok.substr(j);
+          keep_next = !value_inline;
+        }
+        break;
+      }
+      if (kept != "-") out.push_back(kept);
+      if (drop_next)
+        ++i;
+      else if (keep_next && i + 1 < argv.size())
+        out.push_back(argv[++i]);
+      continue;
     }
-    bool takes_next = f && f->kind != Kind::Bool && !inline_value;
+    size_t eq = tok.find('=');
+    size_t idx;
+    const FlagInfo* f = by_long(flags, tok.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), idx);
+    bool takes_next = f && f->kind != Kind::Bool && eq == std::string::npos;
     if (f && f->name == name) {
       if (takes_next) ++i;
       continue;

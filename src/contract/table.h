@@ -140,9 +140,13 @@ constexpr OperandInfo info(const Operand<A>& o) {
 
 // Table invariants, checked at compile time by each tool (static_assert) and by a unit test.
 constexpr bool valid_flag(const FlagInfo& f) {
-  if (f.name.empty()) return false;
-  for (char c : f.name)
+  // kebab-case: a letter first, no leading, trailing or doubled hyphen
+  if (f.name.empty() || f.name[0] < 'a' || f.name[0] > 'z' || f.name.back() == '-') return false;
+  for (size_t i = 0; i < f.name.size(); ++i) {
+    char c = f.name[i];
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    if (c == '-' && f.name[i - 1] == '-') return false;
+  }
   if (f.help.empty()) return false;
   if (f.kind != Kind::Bool && f.value_name.empty()) return false;
   if (f.kind == Kind::Bool && !f.value_name.empty()) return false;
