@@ -49,3 +49,10 @@ head -c $((1024 * 1024)) big.txt > small.txt
 for f in small.txt big.txt; do
   echo "$f ($(stat -c %s $f) bytes): $(peak_kib "$bin/peek" --lines -3: "$f") KiB"
 done
+
+# Each tool's own section: bench/<tool>.sh, given the bin directory.
+for s in "$here"/*.sh; do
+  [ "$s" = "$here/run.sh" ] && continue
+  echo
+  bash "$s" "$bin"
+done
