@@ -100,8 +100,22 @@ std::string flag_spelling(const FlagInfo& f) {
 
 void text_errors_to_stderr(std::string_view tool, std::span<const Error> errors) {
   std::string s;
-  for (auto& e : errors)
-    s += std::string(tool) + ": " + std::string(e.rule) + ": " + printable(e.message) + "\n";
+  for (auto& e : errors) {
+    // One line per error, whatever a file name in the message holds.
+    std::string m = printable(e.message);
+    std::string line;
+    for (unsigned char c : m) {
+      if (c < 0x20 || c == 0x7f) {
+        static constexpr char hex[] = "0123456789abcdef";
+        line += "\\x";
+        line += hex[c >> 4];
+        line += hex[c & 15];
+      } else {
+        line += static_cast<char>(c);
+      }
+    }
+    s += std::string(tool) + ": " + std::string(e.rule) + ": " + line + "\n";
+  }
   size_t done = 0;
   while (done < s.size()) {
     ssize_t n = ::write(2, s.data() + done, s.size() - done);

@@ -196,7 +196,10 @@ void JsonWriter::bytes(std::string_view s) {
 
 void JsonWriter::key(std::string_view k) {
   sep();
-  quoted(k);
+  if (valid_utf8(k))
+    quoted(k);
+  else
+    quoted(printable(k));
   out_ += ':';
   after_key_ = true;
 }

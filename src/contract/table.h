@@ -89,14 +89,14 @@ using TextRenderer = void (*)(const Json& value, std::string& out);
 
 struct Tool {
   std::string_view name;
-  std::string_view summary;   // one sentence
-  std::string_view differs;   // how it deliberately differs from the classic tool
-  std::string_view usage;     // the synopsis line
+  std::string_view summary = "";  // one sentence
+  std::string_view differs = "";  // how it deliberately differs from the classic tool
+  std::string_view usage = "";    // the synopsis line
   Output output = Output::Document;
-  std::string_view schema;    // "peek.v1"
+  std::string_view schema = "";   // "peek.v1"
   // Document: the JSON Schema of `data`. Stream: the JSON Schemas of the tool's own record
   // types (not "error" or "end"), comma-separated, each with its "type" property.
-  std::string_view data_schema;
+  std::string_view data_schema = "";
   // Stream: JSON Schema "properties" of the tool's own end-record fields (counts, next).
   std::string_view end_schema = "";
   unsigned effects = kReadFiles;

@@ -25,7 +25,7 @@ class LineReader {
   LineReader(int fd, size_t max_line, uint64_t start = 0, size_t chunk = 256 * 1024);
   // The next line, or false at end of file or on a read error (see error()).
   bool next(Line& line);
-  int error() const { return error_; }       // errno of a failed read, else 0
+  int error() const { return error_; }        // errno of a failed read, else 0
   uint64_t position() const { return pos_; }  // offset just past the last line returned
 
  private:

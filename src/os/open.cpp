@@ -58,7 +58,7 @@ contract::Error mapped_error(int err, std::string_view shown, std::string_view d
     case ELOOP:
       rule = "path.symlink";
       what += refused_link ? "a symbolic link in the path, which tack does not follow"
-                      : "too many levels of symbolic links";
+                           : "too many levels of symbolic links";
       break;
     case EXDEV:
       rule = "path.outside-root";
@@ -87,15 +87,17 @@ contract::Error mapped_error(int err, std::string_view shown, std::string_view d
       what += std::strerror(err);  // errno text for a person; detail carries the stable name
       break;
   }
-  contract::Json detail = contract::Json::object(
-      {{"path", contract::Json::bytes(shown)}, {"errno", errno_name(err)}});
+  contract::Json detail =
+      contract::Json::object({{"path", contract::Json::bytes(shown)}, {"errno", errno_name(err)}});
   if (err == ENXIO) detail.set("kind", "socket-or-device");
   return contract::make_error(rule, std::move(what), std::move(detail));
 }
 
 // Without a root a name is what the operator wrote; only a NUL cannot be a name. With one,
 // the same check guards a caller that skipped check_path.
-bool has_nul(std::string_view path) { return path.find('\0') != std::string_view::npos; }
+bool has_nul(std::string_view path) {
+  return path.find('\0') != std::string_view::npos;
+}
 
 contract::Error nul_error(std::string_view shown) {
   return contract::make_error("path.bad-name", "the path " + quoted(shown) + " contains a NUL byte",
@@ -187,7 +189,9 @@ const char* special_kind(mode_t mode) {
 
 }  // namespace
 
-void force_walk_fallback_for_tests(bool on) { g_force_walk = on; }
+void force_walk_fallback_for_tests(bool on) {
+  g_force_walk = on;
+}
 
 Fd& Fd::operator=(Fd&& o) noexcept {
   if (this != &o) {

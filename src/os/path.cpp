@@ -107,8 +107,7 @@ CheckedPath check_path(std::string_view root_abs, std::string_view path) {
   if (path.size() > kPathMax) {
     return with_issue(std::string(path), "path.too-long",
                       "the path is " + std::to_string(path.size()) +
-                          " bytes long, past the limit of " + std::to_string(kPathMax) +
-                          " bytes");
+                          " bytes long, past the limit of " + std::to_string(kPathMax) + " bytes");
   }
   // A NUL cannot be part of a name: the kernel would stop reading at it and open another file.
   if (path.find('\0') != std::string_view::npos) {
@@ -137,10 +136,10 @@ CheckedPath check_path(std::string_view root_abs, std::string_view path) {
       return with_issue(normalize(path, false), "path.dotdot",
                         "the path " + quoted(path) + " has a '..' component that leaves the root");
     }
-    return with_issue(normal, "path.dotdot",
-                      "the path " + quoted(path) + " has a '..' component; its normal form is " +
-                          quoted(normal),
-                      normal);
+    return with_issue(
+        normal, "path.dotdot",
+        "the path " + quoted(path) + " has a '..' component; its normal form is " + quoted(normal),
+        normal);
   }
   return CheckedPath{normalize(path, false), std::nullopt};
 }

@@ -1,18 +1,17 @@
 // os_line_reader_test.cpp — the chunked line reader against a naive splitter: tiny chunks to
 // hit every boundary, random bytes (\n, \r, NUL, high bytes), lines past the cap, a 1 GiB
 // line that must not be held in memory, and read errors.
-#include "os/line_reader.h"
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "os/line_reader.h"
 
 namespace {
 
@@ -155,7 +154,8 @@ TEST(OsLineReader, ZeroCapAllowsOnlyEmptyLines) {
 TEST(OsLineReader, StartsAtAnOffset) {
   const std::string data = "first\nsecond\nthird";
   for (size_t chunk : kChunks) {
-    for (uint64_t start : {0u, 3u, 6u, 12u, 13u, 18u, 19u, 50u}) expect_same(data, 100, start, chunk);
+    for (uint64_t start : {0u, 3u, 6u, 12u, 13u, 18u, 19u, 50u})
+      expect_same(data, 100, start, chunk);
   }
 }
 

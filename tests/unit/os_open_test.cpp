@@ -1,9 +1,8 @@
 // os_open_test.cpp — open beneath a root (CONTRACT.md §5) against a hostile fixture tree:
 // links of every shape, escapes, special files that would block, odd names. Every case runs
 // twice, through openat2 and through the O_NOFOLLOW walk, and must get the same answer.
-#include "os/open.h"
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -12,8 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +18,8 @@
 #include <functional>
 #include <string>
 #include <thread>
+
+#include "os/open.h"
 
 namespace {
 
@@ -215,9 +214,9 @@ TEST_P(OsOpenBeneath, EscapesAreOutsideTheRoot) {
 
 TEST_P(OsOpenBeneath, FifoIsRefusedWithoutBlocking) {
   // No writer exists: an open without O_NONBLOCK would wait forever.
-  int code = exit_code_within(
-      [&] { return rule("fifo") == "io.special-file" ? 0 : 1; }, 5000);
-  EXPECT_EQ(code, 0) << "-2 means the open blocked";
+  int code = exit_code_within([&] { return rule("fifo") == "io.special-file" ? 0 : 1; }, 5000);
+  // Only once the child proved the open returns may this process try it itself.
+  ASSERT_EQ(code, 0) << "-2 means the open blocked";
   auto r = open("fifo", os::Want::Any);
   ASSERT_EQ(rule_of(r), "io.special-file");
   EXPECT_EQ(error_of(r).detail.get("kind")->str(), "fifo");
@@ -230,8 +229,8 @@ TEST_P(OsOpenBeneath, SocketIsASpecialFile) {
 }
 
 TEST_P(OsOpenBeneath, OddNamesAreOrdinary) {
-  for (std::string name : {"it's \"q\"", "a b", "~", "%2e%2e", "-rf", "new\nline", "\xff\xfe",
-                           "...", " ", "$(x)"}) {
+  for (std::string name :
+       {"it's \"q\"", "a b", "~", "%2e%2e", "-rf", "new\nline", "\xff\xfe", "...", " ", "$(x)"}) {
     write_file(root_ + "/" + name, name);
     auto r = open(name);
     ASSERT_EQ(rule_of(r), "ok") << name;
@@ -286,13 +285,10 @@ TEST_F(OsOpenTree, WithoutRootFollowsTheOperatorsLinks) {
   ASSERT_EQ(rule_of(r), "ok");
   EXPECT_EQ(read_all(std::get<os::Opened>(r).fd.get()), "hello\n");
   EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/up_link", os::Want::File, "x")), "ok");
-  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/dangling", os::Want::File, "x")),
-            "io.not-found");
+  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/dangling", os::Want::File, "x")), "io.not-found");
   EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/loop1", os::Want::File, "x")), "path.symlink");
-  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/dir", os::Want::File, "x")),
-            "io.is-a-directory");
-  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/zero", os::Want::File, "x")),
-            "io.special-file");
+  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/dir", os::Want::File, "x")), "io.is-a-directory");
+  EXPECT_EQ(rule_of(os::open_read(-1, root_ + "/zero", os::Want::File, "x")), "io.special-file");
   auto dev = os::open_read(-1, "/dev/zero", os::Want::Any, "/dev/zero");
   ASSERT_EQ(rule_of(dev), "io.special-file");
   EXPECT_EQ(error_of(dev).detail.get("kind")->str(), "char-device");
@@ -323,16 +319,14 @@ TEST(OsOpen, ErrnoErrorMapsEveryErrnoToACatalogueRule) {
     int err;
     std::string_view rule, name;
   };
-  for (Case k : {Case{ENOENT, "io.not-found", "ENOENT"},
-                 Case{ENOTDIR, "io.not-a-directory", "ENOTDIR"},
-                 Case{ELOOP, "path.symlink", "ELOOP"},
-                 Case{EXDEV, "path.outside-root", "EXDEV"},
-                 Case{EACCES, "io.permission-denied", "EACCES"},
-                 Case{EPERM, "io.permission-denied", "EPERM"},
-                 Case{EISDIR, "io.is-a-directory", "EISDIR"},
-                 Case{ENAMETOOLONG, "path.too-long", "ENAMETOOLONG"},
-                 Case{ENXIO, "io.special-file", "ENXIO"}, Case{EIO, "io.read-failed", "EIO"},
-                 Case{ENOMEM, "io.read-failed", "ENOMEM"}}) {
+  for (Case k :
+       {Case{ENOENT, "io.not-found", "ENOENT"}, Case{ENOTDIR, "io.not-a-directory", "ENOTDIR"},
+        Case{ELOOP, "path.symlink", "ELOOP"}, Case{EXDEV, "path.outside-root", "EXDEV"},
+        Case{EACCES, "io.permission-denied", "EACCES"},
+        Case{EPERM, "io.permission-denied", "EPERM"}, Case{EISDIR, "io.is-a-directory", "EISDIR"},
+        Case{ENAMETOOLONG, "path.too-long", "ENAMETOOLONG"},
+        Case{ENXIO, "io.special-file", "ENXIO"}, Case{EIO, "io.read-failed", "EIO"},
+        Case{ENOMEM, "io.read-failed", "ENOMEM"}}) {
     contract::Error e = os::errno_error(k.err, "a\xff", "read");
     EXPECT_EQ(e.rule, k.rule) << k.name;
     EXPECT_NE(contract::find_rule(e.rule), nullptr) << k.name;

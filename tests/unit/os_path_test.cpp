@@ -1,7 +1,5 @@
 // os_path_test.cpp — the lexical checks of CONTRACT.md §5: hostile spellings first, then the
 // normal forms, then properties over random paths.
-#include "os/path.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 #include <string>
 
 #include "contract/error.h"
+#include "os/path.h"
 
 namespace {
 
@@ -62,9 +61,9 @@ TEST(OsPath, DotdotThatStaysInsideOffersTheNormalForm) {
   struct Case {
     std::string_view in, want;
   };
-  for (Case k : {Case{"a/../b", "b"}, Case{"a/..", "."}, Case{"a/../", "."},
-                 Case{"./a/./../b/", "b"}, Case{"a/b/../c", "a/c"}, Case{"a//b/..//c/.", "a/c"},
-                 Case{"a/b/../../c/d", "c/d"}}) {
+  for (Case k :
+       {Case{"a/../b", "b"}, Case{"a/..", "."}, Case{"a/../", "."}, Case{"./a/./../b/", "b"},
+        Case{"a/b/../c", "a/c"}, Case{"a//b/..//c/.", "a/c"}, Case{"a/b/../../c/d", "c/d"}}) {
     os::CheckedPath c = os::check_path(kRoot, k.in);
     EXPECT_EQ(rule_of(c), "path.dotdot") << k.in;
     EXPECT_EQ(replacement_of(c), k.want) << k.in;
@@ -126,9 +125,9 @@ TEST(OsPath, CollapsesDotsSlashesAndTrailingSlashSilently) {
 }
 
 TEST(OsPath, HostileNamesAreOrdinaryBytes) {
-  for (std::string_view p : {"~", "~/x", "'q'", "\"dq\"", "a b", " lead", "trail ", "-rf",
-                             "--root=x", "a\nb", "$(rm -rf x)", "*", "\\", "a;b", "\xff\xfe",
-                             "\xc0\xae\xc0\xae", "\r"}) {
+  for (std::string_view p :
+       {"~", "~/x", "'q'", "\"dq\"", "a b", " lead", "trail ", "-rf", "--root=x", "a\nb",
+        "$(rm -rf x)", "*", "\\", "a;b", "\xff\xfe", "\xc0\xae\xc0\xae", "\r"}) {
     os::CheckedPath c = os::check_path(kRoot, p);
     EXPECT_EQ(rule_of(c), "ok") << p;
     EXPECT_EQ(c.path, p) << p;
@@ -154,18 +153,16 @@ TEST(OsPath, EveryRuleIsInTheCatalogue) {
   }
   EXPECT_NE(contract::find_rule(os::check_path(kRoot, std::string(5000, 'a')).issue->rule),
             nullptr);
-  EXPECT_NE(contract::find_rule(os::check_path(kRoot, std::string("\0", 1)).issue->rule),
-            nullptr);
+  EXPECT_NE(contract::find_rule(os::check_path(kRoot, std::string("\0", 1)).issue->rule), nullptr);
 }
 
 TEST(OsPath, WithoutRootKeepsThePathAsGiven) {
   struct Case {
     std::string_view in, want;
   };
-  for (Case k : {Case{"/etc/passwd", "/etc/passwd"}, Case{"../x", "../x"},
-                 Case{"a/../b", "a/../b"}, Case{"//a//b/", "/a/b"}, Case{"/", "/"},
-                 Case{"//", "/"}, Case{"./", "."}, Case{"/./a/.", "/a"}, Case{"-rf", "-rf"},
-                 Case{"~", "~"}}) {
+  for (Case k : {Case{"/etc/passwd", "/etc/passwd"}, Case{"../x", "../x"}, Case{"a/../b", "a/../b"},
+                 Case{"//a//b/", "/a/b"}, Case{"/", "/"}, Case{"//", "/"}, Case{"./", "."},
+                 Case{"/./a/.", "/a"}, Case{"-rf", "-rf"}, Case{"~", "~"}}) {
     os::CheckedPath c = os::check_path("", k.in);
     EXPECT_EQ(rule_of(c), "ok") << k.in;
     EXPECT_EQ(c.path, k.want) << k.in;

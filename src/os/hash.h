@@ -1,0 +1,54 @@
+// hash.h — SHA-256 for the tools that change files: the precondition (--if-sha256), the
+// content check (--content-sha256) and the before/after hashes they report. OpenSSL's EVP
+// (the CPU's SHA instructions where there are some), streamed in fixed chunks so a file of any
+// size is hashed in bounded memory. Lowercase hex everywhere.
+//
+// Only tools that link libcrypto may use this unit (CMakeLists.txt lists them); nothing else
+// in src/ depends on it, so the rest of libtack links without it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "os/open.h"
+
+namespace os {
+
+// An incremental SHA-256. OpenSSL is initialised without reading its configuration file or
+// environment (OPENSSL_INIT_NO_LOAD_CONFIG): the answer never depends on the machine.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(std::string_view bytes);
+  std::string hex();  // finishes: 64 lowercase hex digits
+
+ private:
+  void* ctx_;  // EVP_MD_CTX, kept out of this header
+};
+
+std::string sha256_hex(std::string_view bytes);
+
+struct Hashed {
+  std::string hex;
+  uint64_t bytes = 0;    // how many bytes were hashed
+  bool kept = false;     // the bytes are in the caller's `keep` string
+};
+
+// The hash of a whole open file, read with pread from offset 0 in 256 KiB chunks (the fd's
+// position is untouched). A failed read is io.read-failed naming `shown`. When `keep` is not
+// null and the file is no larger than `keep_max`, its bytes are also left in *keep (kept:
+// true), so a caller that needs both the hash and the content reads the file once; a larger
+// file is only hashed, in bounded memory.
+Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep = nullptr,
+                         uint64_t keep_max = 0);
+
+// 64 hex digits, either case.
+bool is_sha256_hex(std::string_view text);
+// The lowercase spelling of hex digits (other bytes unchanged).
+std::string lower_hex(std::string_view text);
+
+}  // namespace os

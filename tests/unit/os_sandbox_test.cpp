@@ -1,0 +1,179 @@
+// The sandbox's evidence: under each profile, every refused family fails with EPERM/EACCES and
+// every allowed one works. Each case runs in a forked child (a profile lasts for the process),
+// which reports what the call returned through its exit status.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "os/sandbox.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr contract::Tool kReader{.name = "reader", .effects = contract::kReadFiles};
+constexpr contract::Tool kWriter{.name = "writer",
+                                 .effects = contract::kReadFiles | contract::kWriteFiles};
+constexpr contract::Tool kStarter{.name = "starter",
+                                  .effects = contract::kReadFiles | contract::kStartPrograms};
+
+struct Tree {
+  fs::path top, root, outside;
+  Tree() {
+    char tmpl[] = "/tmp/tack-sandbox-XXXXXX";
+    top = mkdtemp(tmpl);
+    root = top / "root";
+    outside = top / "outside";
+    fs::create_directories(root / "sub");
+    fs::create_directories(outside);
+    std::ofstream(root / "in.txt") << "inside\n";
+    std::ofstream(outside / "out.txt") << "outside\n";
+  }
+  ~Tree() { fs::remove_all(top); }
+};
+
+// Runs `body` in a child under `tool`'s profile; returns the errno the body reports (0 when
+// the call succeeded), or -1 if the profile could not be installed or the child died.
+int in_child(const contract::Tool& tool, const fs::path& root, std::function<int()> body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int root_fd = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (os::apply_sandbox(tool, root_fd, {})) _exit(255);
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) return -1;
+  return WEXITSTATUS(status);
+}
+
+int err_of(long rc) { return rc < 0 ? errno : 0; }
+
+bool have_landlock() { return os::landlock_abi() > 0; }
+
+TEST(OsSandbox, EveryToolIsRefusedTheNetwork) {
+  Tree t;
+  for (auto* tool : {&kReader, &kWriter, &kStarter}) {
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_INET, SOCK_STREAM, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_UNIX, SOCK_STREAM, 0)); }), EPERM);
+    int sv[2];
+    EXPECT_EQ(in_child(*tool, t.root, [&] { return err_of(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); }), EPERM);
+  }
+}
+
+TEST(OsSandbox, NoNewProcessesUnlessDeclaredButThreadsWork) {
+  Tree t;
+  auto spawn = [] {
+    pid_t p = fork();
+    if (p == 0) _exit(0);
+    if (p > 0) waitpid(p, nullptr, 0);
+    return err_of(p);
+  };
+  auto exec = [] {
+    char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+    return err_of(execv("/bin/true", argv));
+  };
+  auto thread = [] {
+    int v = 0;
+    std::thread th([&] { v = 7; });
+    th.join();
+    return v == 7 ? 0 : 1;
+  };
+  EXPECT_EQ(in_child(kReader, t.root, spawn), EPERM);
+  EXPECT_EQ(in_child(kReader, t.root, exec), EPERM);
+  EXPECT_EQ(in_child(kWriter, t.root, spawn), EPERM);
+  EXPECT_EQ(in_child(kReader, t.root, thread), 0);
+  EXPECT_EQ(in_child(kWriter, t.root, thread), 0);
+  // Positive control: the profile that declares programs may start them.
+  EXPECT_EQ(in_child(kStarter, t.root, spawn), 0);
+}
+
+TEST(OsSandbox, ReadOnlyToolsCannotMutate) {
+  Tree t;
+  std::string in = (t.root / "in.txt").string(), sub = (t.root / "sub").string();
+  std::string fresh = (t.root / "new").string(), moved = (t.root / "moved").string();
+  auto r = [&](std::function<int()> f) { return in_child(kReader, t.root, f); };
+  EXPECT_EQ(r([&] { return err_of(open(in.c_str(), O_WRONLY)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(open(in.c_str(), O_RDWR)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(open(fresh.c_str(), O_RDONLY | O_CREAT, 0644)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(rename(in.c_str(), moved.c_str())); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(unlink(in.c_str())); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(mkdir(fresh.c_str(), 0755)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(truncate(in.c_str(), 0)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(chmod(in.c_str(), 0600)); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(symlink("in.txt", fresh.c_str())); }), EPERM);
+  EXPECT_EQ(r([&] { return err_of(link(in.c_str(), fresh.c_str())); }), EPERM);
+  // Reading stays allowed beneath the root.
+  EXPECT_EQ(r([&] { return err_of(open(in.c_str(), O_RDONLY)); }), 0);
+  EXPECT_EQ(r([&] { return err_of(open(sub.c_str(), O_RDONLY | O_DIRECTORY)); }), 0);
+  // Nothing was changed by any of the refused calls.
+  EXPECT_TRUE(fs::exists(in));
+  EXPECT_FALSE(fs::exists(fresh));
+  EXPECT_FALSE(fs::exists(moved));
+}
+
+TEST(OsSandbox, EverywhereRefusedFamilies) {
+  Tree t;
+  for (auto* tool : {&kReader, &kWriter}) {
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(ptrace(PTRACE_TRACEME, 0, nullptr, nullptr)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_bpf, 0, nullptr, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_io_uring_setup, 1, nullptr)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_userfaultfd, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_perf_event_open, nullptr, 0, -1, -1, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_keyctl, 0, 0, 0, 0, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(syscall(SYS_mount, "none", "/mnt", "tmpfs", 0, nullptr)); }), EPERM);
+  }
+}
+
+TEST(OsSandbox, LandlockKeepsReadsBeneathTheRoot) {
+  if (!have_landlock()) GTEST_SKIP() << "this kernel has no Landlock";
+  Tree t;
+  std::string out = (t.outside / "out.txt").string(), in = (t.root / "in.txt").string();
+  EXPECT_EQ(in_child(kReader, t.root, [&] { return err_of(open(out.c_str(), O_RDONLY)); }), EACCES);
+  EXPECT_EQ(in_child(kReader, t.root, [&] { return err_of(open(in.c_str(), O_RDONLY)); }), 0);
+  EXPECT_EQ(in_child(kReader, t.root, [] { return err_of(open("/etc/hostname", O_RDONLY)); }), EACCES);
+}
+
+TEST(OsSandbox, LandlockKeepsWritesBeneathTheRoot) {
+  if (!have_landlock()) GTEST_SKIP() << "this kernel has no Landlock";
+  Tree t;
+  std::string inside = (t.root / "made.txt").string(), outside = (t.outside / "made.txt").string();
+  std::string out_file = (t.outside / "out.txt").string();
+  auto create = [](std::string p) {
+    return [p] {
+      int fd = open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+      if (fd >= 0) close(fd);
+      return err_of(fd);
+    };
+  };
+  EXPECT_EQ(in_child(kWriter, t.root, create(inside)), 0);
+  EXPECT_EQ(in_child(kWriter, t.root, create(outside)), EACCES);
+  EXPECT_EQ(in_child(kWriter, t.root, [&] { return err_of(open(out_file.c_str(), O_WRONLY)); }), EACCES);
+  EXPECT_TRUE(fs::exists(inside));
+  EXPECT_FALSE(fs::exists(outside));
+  std::ifstream f(out_file);
+  std::string content((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_EQ(content, "outside\n");
+}
+
+TEST(OsSandbox, AuthorityNamesTheMechanisms) {
+  contract::Json a = os::authority(kReader);
+  ASSERT_NE(a.get("mechanisms"), nullptr);
+  const contract::Json* abi = a.get("mechanisms")->get("landlock_abi");
+  ASSERT_NE(abi, nullptr);
+  EXPECT_EQ(abi->is_null(), !have_landlock());
+  EXPECT_EQ(a.get("mechanisms")->get("seccomp")->as_bool(), os::seccomp_available());
+}
+
+}  // namespace
