@@ -6,10 +6,14 @@ namespace text {
 
 std::string_view eol_name(Eol e) {
   switch (e) {
-    case Eol::None: return "none";
-    case Eol::Lf: return "lf";
-    case Eol::Crlf: return "crlf";
-    case Eol::Mixed: return "mixed";
+    case Eol::None:
+      return "none";
+    case Eol::Lf:
+      return "lf";
+    case Eol::Crlf:
+      return "crlf";
+    case Eol::Mixed:
+      return "mixed";
   }
   return "none";  // unreachable for a valid Eol; keeps -Wreturn-type quiet
 }

@@ -29,7 +29,9 @@ void put_le64(unsigned char* out, uint64_t v) {
   std::memcpy(out, &v, sizeof v);
 }
 
-uint32_t value_of(uint64_t w) { return static_cast<uint32_t>(w) & kValueMask; }
+uint32_t value_of(uint64_t w) {
+  return static_cast<uint32_t>(w) & kValueMask;
+}
 
 uint32_t index_fold(uint64_t w_max, uint64_t index) {
   return value_of(witness_mix(w_max, index, 0, -1));

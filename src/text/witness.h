@@ -56,7 +56,7 @@ class WitnessFinder {
   uint32_t result(uint64_t index) const;  // only for a chosen index, after the second pass
 
  private:
-  static constexpr int kWidth = 2 * kMaxRadius + 1;          // a window: offsets -R..R
+  static constexpr int kWidth = 2 * kMaxRadius + 1;           // a window: offsets -R..R
   static constexpr int kRadii = kMaxRadius - kMinRadius + 1;  // radii that can settle a line
   static constexpr uint64_t kRingMask = 63;                   // ring size 64 >= kWidth
 

@@ -1,12 +1,12 @@
 // text_eol_test.cpp — the line-ending policy (TOOLS.md): classification of whole files fed
 // line by line as the line reader splits them, and how a line is shown under each kind.
 
-#include "text/eol.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
+
+#include "text/eol.h"
 
 namespace {
 

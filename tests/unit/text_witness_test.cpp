@@ -2,8 +2,6 @@
 // straight from it, the streaming WitnessFinder against all_witnesses, and the properties
 // the tools rely on: unique, stable far away, sensitive nearby, blind to trailing whitespace.
 
-#include "text/witness.h"
-
 #include <gtest/gtest.h>
 #include <xxhash.h>  // the library's XXH3, to check the definition independently
 
@@ -14,6 +12,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "text/witness.h"
 
 namespace {
 
@@ -144,7 +144,8 @@ TEST(TextWitness, MixIsXxh3OfFourLittleEndianWords) {
     unsigned char bytes[32];
     uint64_t words[4] = {a, b, c, static_cast<uint64_t>(d)};
     for (int w = 0; w < 4; ++w)
-      for (int k = 0; k < 8; ++k) bytes[w * 8 + k] = static_cast<unsigned char>(words[w] >> (8 * k));
+      for (int k = 0; k < 8; ++k)
+        bytes[w * 8 + k] = static_cast<unsigned char>(words[w] >> (8 * k));
     return XXH3_64bits(bytes, 32);
   };
   EXPECT_EQ(text::witness_mix(0, 0, 0, 0), by_hand(0, 0, 0, 0));
@@ -207,8 +208,8 @@ TEST(TextWitness, FinderMatchesAllWitnessesOnRandomFiles) {
     auto chosen = random_chosen(rng, n);
     auto got = streamed(h, chosen);
     for (size_t j = 0; j < chosen.size(); ++j)
-      ASSERT_EQ(got[j], all[chosen[j]]) << "file " << file << ", " << n << " lines, line "
-                                        << chosen[j];
+      ASSERT_EQ(got[j], all[chosen[j]])
+          << "file " << file << ", " << n << " lines, line " << chosen[j];
   }
 }
 
@@ -372,9 +373,9 @@ TEST(TextWitness, TextRoundTrips) {
 }
 
 TEST(TextWitness, ParseRejectsAnythingElse) {
-  for (std::string_view bad : {"h12345", "h1234567", "H123456", "h12345g", "", "h", "123456",
-                               "hABCDEF", "h 12345", "h12345 ", " h12345", "x123456", "h-12345",
-                               "h12345\n"}) {
+  for (std::string_view bad :
+       {"h12345", "h1234567", "H123456", "h12345g", "", "h", "123456", "hABCDEF", "h 12345",
+        "h12345 ", " h12345", "x123456", "h-12345", "h12345\n"}) {
     uint32_t v = 42;
     EXPECT_FALSE(text::parse_witness(bad, v)) << "'" << bad << "'";
     EXPECT_EQ(v, 42u) << "'" << bad << "'";
