@@ -187,7 +187,7 @@ uint64_t hash_long_line(int fd, uint64_t offset, uint64_t length) {
 
 struct Kept {
   uint64_t n, offset, length;
-  bool too_long;
+  bool too_long, newline;
   std::string text;
 };
 
@@ -253,20 +253,26 @@ Json run(const Args& a, contract::Context& ctx) {
   bool bytes_mode = ctx.given("bytes");
 
   if (bytes_mode) {
-    auto at = [&](std::optional<int64_t> v, uint64_t dflt) -> uint64_t {
-      if (!v) return dflt;
-      if (*v < 0) return static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(size) + *v));
-      return std::min<uint64_t>(static_cast<uint64_t>(*v), size);
+    // Non-negative ends are read as far as the file really goes: some files (in /proc) say
+    // their size is 0. A negative end needs the size and takes fstat's word for it.
+    auto at = [&](int64_t v) -> uint64_t {
+      if (v >= 0) return static_cast<uint64_t>(v);
+      return static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(size) + v));
     };
-    uint64_t from = at(a.bytes.from, 0);
-    uint64_t to = std::max(from, at(a.bytes.to, size));
-    bool truncated = to - from > a.max_bytes;
-    if (truncated) to = from + a.max_bytes;
-    std::string buf(to - from, '\0');
+    uint64_t from = a.bytes.from ? at(*a.bytes.from) : 0;
+    if (size > 0) from = std::min(from, size);  // past the end of a file whose size is known
+    bool bounded = a.bytes.to && !a.bytes.open_end;
+    uint64_t want_to = bounded ? std::max(from, at(*a.bytes.to)) : UINT64_MAX;
+    uint64_t want = std::min<uint64_t>(want_to - from, a.max_bytes);
+    // One byte past the budget tells whether more really exists.
+    std::string buf(want + 1, '\0');
     long long n = os::pread_full(fd, buf.data(), buf.size(), from);
     if (n < 0) return read_failed(static_cast<int>(-n));
-    buf.resize(static_cast<size_t>(n));
-    to = from + buf.size();
+    uint64_t got_n = static_cast<uint64_t>(n);
+    bool more = got_n > want;
+    bool truncated = more && from + want < want_to;
+    buf.resize(std::min(got_n, want));
+    uint64_t to = from + buf.size();
     Scan s = scan(fd, a.max_line_bytes, false, [](const os::Line&, uint64_t) { return true; });
     if (s.error) return read_failed(s.error);
     data.set("eol", text::eol_name(s.eol.result()));
@@ -274,7 +280,7 @@ Json run(const Args& a, contract::Context& ctx) {
     data.set("from", from);
     data.set("to", to);
     data.set("text", Json::bytes(buf));
-    data.set("eof", to >= size);
+    data.set("eof", !more);
     data.set("truncated", truncated);
     data.set("next", truncated ? Json::object({{"byte", to}}) : Json());
     data.set("total_lines", a.count_lines ? Json(s.lines) : Json());
@@ -289,13 +295,15 @@ Json run(const Args& a, contract::Context& ctx) {
     if (s.error) return read_failed(s.error);
     total = s.lines;
   }
+  // A negative number counts from the end; one before line 1 is 0 (as the end of a range,
+  // it names no line at all).
   auto line_at = [&](int64_t v) -> uint64_t {
     if (v > 0) return static_cast<uint64_t>(v);
-    return static_cast<uint64_t>(std::max<int64_t>(1, static_cast<int64_t>(total) + v + 1));
+    return static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(total) + v + 1));
   };
-  uint64_t from = a.lines.from ? line_at(*a.lines.from) : 1;
+  uint64_t from = a.lines.from ? std::max<uint64_t>(1, line_at(*a.lines.from)) : 1;
   uint64_t to = a.lines.open_end || !a.lines.to ? UINT64_MAX : line_at(*a.lines.to);
-  if (!a.lines.open_end && !a.lines.to && a.lines.from) to = from;  // "A" alone is one line
+  if (!a.lines.open_end && !a.lines.to && a.lines.from) to = line_at(*a.lines.from);  // "A" alone
   if (a.lines.to && !a.lines.from) from = 1;                         // ":B"
 
   std::vector<Kept> kept;
@@ -315,7 +323,7 @@ Json run(const Args& a, contract::Context& ctx) {
       return true;
     }
     budget += cost;
-    kept.push_back({n, line.offset, line.length, line.too_long, std::string(line.text)});
+    kept.push_back({n, line.offset, line.length, line.too_long, line.newline, std::string(line.text)});
     last_n = n;
     return true;
   });
@@ -356,7 +364,8 @@ Json run(const Args& a, contract::Context& ctx) {
       too_long.push_back(k.n);
       longest = std::max(longest, k.length);
     } else {
-      l.set("text", Json::bytes(text::shown_line(k.text, eol)));
+      // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
+      l.set("text", Json::bytes(k.newline ? text::shown_line(k.text, eol) : std::string_view(k.text)));
     }
     if (!witnesses.empty()) l.set("witness", text::witness_text(witnesses[i]));
     lines.push(std::move(l));

@@ -160,7 +160,10 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
                            Json::object({{"path", Json::bytes(value)}}));
       if (c.issue->replacement) {
         e.detail.set("suggested", Json::bytes(*c.issue->replacement));
-        e.repair = Repair::retry(ctx.argv_with_token(token, std::string(prefix) + *c.issue->replacement));
+        // A name that starts with '-' is spelled ./-name, so the retry cannot read it as a flag.
+        std::string spelled = *c.issue->replacement;
+        if (prefix.empty() && spelled.starts_with("-")) spelled = "./" + spelled;
+        e.repair = Repair::retry(ctx.argv_with_token(token, std::string(prefix) + spelled));
       }
       errors.push_back(std::move(e));
     } else {

@@ -201,7 +201,10 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
       if (d == best_d && d <= 2) best.push_back(k);
     }
     bool consumes = false;
-    if (best.size() == 1) {
+    // --root is never suggested as a repair: a repair must not add or change the root.
+    if (best.size() == 1 && flags[best[0]].role == Role::Root) {
+      e.hint = "did you mean --root?";
+    } else if (best.size() == 1) {
       const FlagInfo& f = flags[best[0]];
       e.detail.set("nearest", dashed(f));
       e.hint = "did you mean " + dashed(f) + "?";
@@ -310,7 +313,9 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
     for (size_t k = 0; k < n; ++k, ++next)
       p.operands.push_back({s, positional[next].first, positional[next].second});
   }
-  if (next < positional.size() && p.errors.empty()) {
+  bool missing = std::any_of(p.errors.begin(), p.errors.end(),
+                             [](const Error& e) { return e.rule == "args.missing-operand"; });
+  if (next < positional.size() && !missing) {
     Error e = make_error("args.too-many-operands", "too many operands: " + printable(positional[next].first) + " is one more than the tool takes.");
     e.detail.set("operand", Json::bytes(positional[next].first));
     p.errors.push_back(std::move(e));

@@ -135,8 +135,8 @@ def _valid_utf8(b: bytes) -> bool:
         return False
 
 
-def check_values(v: Any, where: str = "$") -> None:
-    """Contract rules on every value: integers only, no U+FFFD, sound b64."""
+def check_values(v: Any, where: str = "$", b64: bool = True) -> None:
+    """Contract rules on every value: integers only, no U+FFFD, sound b64 (off for schemas)."""
     if isinstance(v, bool) or v is None:
         return
     if isinstance(v, float):
@@ -147,10 +147,10 @@ def check_values(v: Any, where: str = "$") -> None:
         return
     if isinstance(v, list):
         for i, x in enumerate(v):
-            check_values(x, f"{where}[{i}]")
+            check_values(x, f"{where}[{i}]", b64)
         return
     if isinstance(v, dict):
-        if set(v) == {"b64"}:
+        if b64 and set(v) == {"b64"}:
             raw = v["b64"]
             if not isinstance(raw, str):
                 raise ContractViolation(f"{where}: b64 is not a string")
@@ -164,7 +164,7 @@ def check_values(v: Any, where: str = "$") -> None:
                 raise ContractViolation(f"{where}: b64 used for valid UTF-8 {decoded!r}")
             return
         for k, x in v.items():
-            check_values(x, f"{where}.{k}")
+            check_values(x, f"{where}.{k}", b64)
 
 
 def _in_order(keys: list[str], order: list[str], what: str) -> None:
@@ -562,3 +562,58 @@ def split_lines(content: bytes) -> list[bytes]:
 
 def is_fifo(path: bytes) -> bool:
     return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+# --- sinks (M2) ---------------------------------------------------------------------------
+
+SINKS = ["pipe", "file", "pty"]
+
+
+def run_sink(argv: list, sink: str, env: dict | None = None, cwd=None,
+             timeout: float = 30) -> tuple[int, bytes, bytes]:
+    """Runs argv with stdout going into a pipe, a regular file, or a pty (raw mode, so the
+    terminal changes no byte). Returns (exit, stdout, stderr)."""
+    import select
+    import tempfile
+    import tty
+
+    argv = [to_bytes(a) for a in argv]
+    if sink == "pipe":
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, env=env,
+                           cwd=cwd, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    if sink == "file":
+        with tempfile.TemporaryFile() as f:
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.PIPE,
+                               env=env, cwd=cwd, timeout=timeout)
+            f.seek(0)
+            return p.returncode, f.read(), p.stderr
+    if sink == "pty":
+        master, slave = os.openpty()
+        try:
+            tty.setraw(slave)
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave,
+                                 stderr=subprocess.PIPE, env=env, cwd=cwd)
+        finally:
+            os.close(slave)
+        chunks = []
+        try:
+            while True:
+                ready, _, _ = select.select([master], [], [], timeout)
+                if not ready:
+                    p.kill()
+                    raise ContractViolation(f"no output on the pty within {timeout}s: {argv!r}")
+                try:
+                    b = os.read(master, 65536)
+                except OSError:  # EIO: every slave descriptor is closed
+                    break
+                if not b:
+                    break
+                chunks.append(b)
+            err = p.stderr.read()
+            p.wait(timeout)
+        finally:
+            os.close(master)
+            p.stderr.close()
+        return p.returncode, b"".join(chunks), err
+    raise ValueError(sink)

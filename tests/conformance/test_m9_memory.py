@@ -1,0 +1,123 @@
+"""M9 — memory is flat: peak RSS at 1, 64 and 256 MiB inputs within 1.5x.
+
+Peak RSS is taken by a tiny launcher (/usr/bin/time -f %M, or a minimal Python launcher using
+os.wait4), never from pytest's process: Linux folds the pre-exec RSS of a forked child into its
+ru_maxrss, so forking pytest itself would measure pytest.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import tack
+
+MiB = 1024 * 1024
+SIZES = [1, 64, 256]
+
+LAUNCHER = r"""
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+sys.stderr.write("%d %d\n" % (ru.ru_maxrss, os.waitstatus_to_exitcode(status)))
+"""
+
+
+def _block() -> bytes:
+    """Exactly 1 MiB of lines of varied lengths, ending in a newline."""
+    out = bytearray()
+    i = 0
+    while len(out) < MiB - 200:
+        out += b"line %07d: %s\n" % (i, b"x" * (i * 7 % 97))
+        i += 1
+    pad = MiB - len(out) - 1
+    out += b"y" * pad + b"\n"
+    assert len(out) == MiB
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("m9")
+    block = _block()
+    paths = {}
+    for n in SIZES:
+        p = d / f"f{n}.txt"
+        with open(p, "wb") as f:
+            for _ in range(n):
+                f.write(block)
+        paths[n] = p
+    yield d, paths
+    shutil.rmtree(d)
+
+
+def peak_rss_kib(argv) -> int:
+    if os.path.exists("/usr/bin/time"):
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", *map(str, argv)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return int(p.stderr.decode().strip().splitlines()[-1])
+    p = subprocess.run([sys.executable, "-c", LAUNCHER, *map(str, argv)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    rss, code = map(int, p.stderr.split())
+    assert code == 0
+    return rss
+
+
+def test_launcher_measures_the_child():
+    """Control: the launcher sees a child that allocates 200 MiB, and a small one as small."""
+    grow = [sys.executable, "-c", "b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"]
+    small = ["/bin/true"]
+    assert peak_rss_kib(grow) > 200 * 1024
+    assert peak_rss_kib(small) < 20 * 1024
+
+
+CASES = [
+    ("tail", ["--lines", "-3:"]),
+    ("head-budget", ["--lines", "1:"]),
+    ("middle", ["--lines", "5000:5002", "--count-lines"]),
+    ("bytes-tail", ["--bytes", "-100:"]),
+    ("bytes-count", ["--bytes", "0:10", "--count-lines"]),
+    ("tail-witness", ["--lines", "-3:", "--witness"]),
+    ("big-budget", ["--lines", "1:", "--max-bytes", "1048576"]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_peak_rss_is_flat(big_files, case):
+    d, paths = big_files
+    name, args = case
+    rss = {}
+    for n in SIZES:
+        argv = [tack.bin_path("peek"), "--root", d, *args, paths[n].name]
+        rss[n] = peak_rss_kib(argv)
+    assert max(rss.values()) / min(rss.values()) <= 1.5, f"{name}: peak RSS KiB by MiB {rss}"
+
+
+@pytest.mark.slow
+def test_peak_rss_at_the_budget_ceiling_is_flat(big_files):
+    """With --max-bytes at its ceiling (16 MiB) the answer is capped for both the 64 and the
+    256 MiB file, so memory must be the same for both (the 1 MiB file returns less)."""
+    d, paths = big_files
+    rss = {n: peak_rss_kib([tack.bin_path("peek"), "--root", d, "--lines", "1:",
+                            "--max-bytes", "16777216", paths[n].name]) for n in (64, 256)}
+    assert max(rss.values()) / min(rss.values()) <= 1.5, rss
+
+
+@pytest.mark.slow
+def test_tail_answer_is_right_on_the_big_file(big_files):
+    d, paths = big_files
+    r = tack.run("peek", "--root", d, "--lines", "-3:", "--count-lines", paths[256].name)
+    block_lines = _block().count(b"\n")
+    total = 256 * block_lines
+    assert r.data["total_lines"] == total
+    assert [l["n"] for l in r.lines] == [total - 2, total - 1, total]
+    assert r.texts()[-1] == _block().split(b"\n")[-2]
+    assert r.data["eof"] is True and r.data["size"] == 256 * MiB
