@@ -1,6 +1,7 @@
 // output.cpp — the checked writer.
 #include "contract/output.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,11 @@ bool Out::flush() {
     ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // A non-blocking stdout that is full is not a failure: wait until it drains.
+        struct pollfd p {fd_, POLLOUT, 0};
+        if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+      }
       err_ = errno;
       break;
     }

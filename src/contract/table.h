@@ -153,13 +153,45 @@ constexpr bool valid_flag(const FlagInfo& f) {
   if (f.kind == Kind::Choice && f.choices.empty()) return false;
   if (f.kind == Kind::Nat && f.ceiling != 0 && f.ceiling < f.floor) return false;
   if (f.limit && (f.kind != Kind::Nat || f.ceiling == 0 || f.fallback.empty())) return false;
+  if (f.short_name && !((f.short_name >= 'a' && f.short_name <= 'z') ||
+                         (f.short_name >= 'A' && f.short_name <= 'Z') ||
+                         (f.short_name >= '0' && f.short_name <= '9')))
+    return false;
   if (f.kind == Kind::Nat && !f.fallback.empty()) {
+    if (f.fallback.size() > 20) return false;
     uint64_t v = 0;
     for (char c : f.fallback) {
       if (c < '0' || c > '9') return false;
-      v = v * 10 + static_cast<uint64_t>(c - '0');
+      uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;  // would overflow
+      v = v * 10 + d;
     }
     if (v < f.floor || (f.ceiling != 0 && v > f.ceiling)) return false;
+  }
+  if (f.kind == Kind::Choice && !f.fallback.empty()) {
+    bool found = false;
+    for (std::string_view rest = f.choices; !found;) {
+      size_t bar = rest.find('|');
+      if (rest.substr(0, bar) == f.fallback) found = true;
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
+    if (!found) return false;
+  }
+  if (f.kind == Kind::Range && !f.fallback.empty()) {
+    // the same forms parse_value takes: A, A:, :B, A:B with optional '-' signs
+    size_t colons = 0, digits = 0;
+    for (size_t i = 0; i < f.fallback.size(); ++i) {
+      char c = f.fallback[i];
+      if (c == ':') {
+        ++colons;
+      } else if (c >= '0' && c <= '9') {
+        ++digits;
+      } else if (c != '-' || (i > 0 && f.fallback[i - 1] != ':')) {
+        return false;
+      }
+    }
+    if (colons > 1 || digits == 0) return false;
   }
   return true;
 }
@@ -170,6 +202,15 @@ constexpr bool valid(std::span<const Flag<A>> flags, std::span<const Operand<A>>
   for (size_t i = 0; i < NF; ++i) {
     if (!valid_flag(info(flags[i]))) return false;
     if (flags[i].bind.index() == 0) return false;
+    for (std::string_view rest = flags[i].excludes; !rest.empty();) {
+      size_t sp = rest.find(' ');
+      std::string_view other = rest.substr(0, sp);
+      bool known = false;
+      for (size_t j = 0; j < NF; ++j) known = known || flags[j].name == other;
+      if (!known) return false;
+      if (sp == std::string_view::npos) break;
+      rest.remove_prefix(sp + 1);
+    }
     for (size_t j = 0; j < i; ++j) {
       if (flags[i].name == flags[j].name) return false;
       if (flags[i].short_name && flags[i].short_name == flags[j].short_name) return false;

@@ -87,6 +87,27 @@ TEST(ContractOutput, ClosedPipeIsEpipeAfterFlush) {
   EXPECT_TRUE(out.buffer().empty());
 }
 
+TEST(ContractOutput, NothingIsWrittenAfterTheFirstFailure) {
+  // The descriptor fails once (closed pipe), then is made to point at a working pipe: the
+  // writer must stay failed and write nothing more (a stream cut short must stay cut short).
+  IgnoreSigpipe guard;
+  Pipe dead, live;
+  ASSERT_GE(dead.r, 0);
+  ASSERT_GE(live.r, 0);
+  ASSERT_EQ(::fcntl(live.r, F_SETFL, O_NONBLOCK), 0);
+  dead.close_read();
+  Out out(dead.w);
+  out.write("first");
+  EXPECT_FALSE(out.flush());
+  EXPECT_EQ(out.error(), EPIPE);
+  ASSERT_EQ(::dup2(live.w, dead.w), dead.w);
+  out.write("second");
+  EXPECT_FALSE(out.flush());
+  EXPECT_TRUE(out.failed());
+  EXPECT_EQ(out.error(), EPIPE);
+  EXPECT_EQ(drain_now(live.r), "");
+}
+
 TEST(ContractOutput, ClosedPipeDetectedByAutomaticFlush) {
   IgnoreSigpipe guard;
   Pipe p;
@@ -179,6 +200,38 @@ TEST(ContractOutput, BigWriteThroughAPipeArrivesIntact) {
   reader.join();
   ASSERT_EQ(got.size(), expected.size());
   EXPECT_TRUE(got == expected) << "the bytes differ";
+}
+
+// stdout may be a pipe whose file description is non-blocking (a parent such as a Node.js
+// agent harness sets O_NONBLOCK on its end, which is the same description): a full pipe is
+// EAGAIN, which means "wait", not "the output failed". The bytes must arrive, and flush()
+// must succeed once the reader catches up.
+TEST(ContractOutput, NonBlockingPipeThatFillsUpIsNotAFailure) {
+  Pipe p;
+  ASSERT_GE(p.r, 0);
+  ASSERT_EQ(::fcntl(p.w, F_SETFL, ::fcntl(p.w, F_GETFL) | O_NONBLOCK), 0);
+  std::string got;
+  std::thread reader([&] {
+    ::usleep(50 * 1000);  // let the pipe fill first
+    char buf[4096];
+    while (true) {
+      ssize_t n = ::read(p.r, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got.append(buf, static_cast<size_t>(n));
+    }
+  });
+  std::string expected;
+  for (int i = 0; i < 1024 * 1024 / 16; ++i) expected += "0123456789abcde\n";
+  Out out(p.w);
+  out.write(expected);
+  bool flushed = out.flush();
+  EXPECT_TRUE(flushed) << "error " << out.error();
+  EXPECT_FALSE(out.failed()) << "error " << out.error();
+  p.close_write();
+  reader.join();
+  EXPECT_EQ(got.size(), expected.size());
+  EXPECT_TRUE(got == expected);
 }
 
 TEST(ContractOutput, ReaderThatGoesAwayMidStream) {

@@ -341,6 +341,38 @@ TEST(ContractParse, UnknownLongFlagDistanceThreeHasNoRetry) {
   EXPECT_EQ(operand_values(p, 0), Argv{"pat"});
 }
 
+TEST(ContractParse, UnknownLongFlagBeyondDistanceTwoAloneHasNoRetry) {
+  // Distances past the cap all read as cap+1; with a single flag in the table there is no tie
+  // to hide behind, so only the distance rule keeps "--cxyzt" from becoming "--count".
+  std::vector<contract::FlagInfo> only = {contract::info(kFlags[kCount])};
+  Parsed p = contract::parse_argv({"t", "--cxyzt", "pat"}, only, operands());
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
+  EXPECT_EQ(p.errors[0].repair.kind, Repair::Kind::Null);
+  EXPECT_EQ(p.errors[0].detail.get("nearest"), nullptr);
+  // ...while distance two still gets its retry.
+  p = contract::parse_argv({"t", "--cxynt", "4", "pat"}, only, operands());
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
+  EXPECT_EQ(p.errors[0].repair.kind, Repair::Kind::Retry);
+}
+
+TEST(ContractParse, UnknownShortFlagInClusterGetsNoWholeTokenRetry) {
+  // 'a' is one edit from the boolean long flag "ab", and "--ab pat" would parse cleanly: a
+  // retry replacing the whole cluster "-iaw" by "--ab" would silently drop -i and -w.
+  std::vector<contract::FlagInfo> fl = {contract::info(kFlags[kIgnoreCase]),
+                                        contract::info(kFlags[kWord])};
+  fl.push_back({"ab", 0, Kind::Bool, contract::Role::None, "", "", 0, 0, "", "", "h", false});
+  Parsed p = contract::parse_argv({"t", "-iaw", "pat"}, fl, operands());
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
+  ASSERT_NE(p.errors[0].detail.get("flag"), nullptr);
+  EXPECT_NE(p.errors[0].detail.get("flag")->str().find('a'), std::string::npos);
+  if (p.errors[0].repair.kind == Repair::Kind::Retry) {
+    Parsed again = contract::parse_argv(p.errors[0].repair.argvs.at(0), fl, operands());
+    EXPECT_TRUE(again.errors.empty()) << errors_dump(again);
+    EXPECT_NE(value_of(again, 0), nullptr) << "the retry dropped -i";
+    EXPECT_NE(value_of(again, 1), nullptr) << "the retry dropped -w";
+  }
+}
+
 TEST(ContractParse, UnknownShortFlag) {
   Parsed p = parse({"t", "-z", "pat"});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
@@ -657,6 +689,14 @@ TEST(ContractParse, AllErrorsCollectedInArgvOrder) {
   // Flag errors and a missing operand together.
   p = parse({"t", "--count=abc"});
   EXPECT_EQ(rules(p), (std::vector<std::string>{"args.bad-value", "args.missing-operand"}))
+      << errors_dump(p);
+}
+
+// Too many operands is independent of a bad flag value (nothing is consumed differently), so
+// both are reported (CONTRACT.md §3: "All independent errors are reported").
+TEST(ContractParse, TooManyOperandsReportedAlongsideABadValue) {
+  Parsed p = parse_ops({"t", "--count=0", "a", "b"}, {op("A", 1, 1)});
+  EXPECT_EQ(rules(p), (std::vector<std::string>{"args.bad-value", "args.too-many-operands"}))
       << errors_dump(p);
 }
 

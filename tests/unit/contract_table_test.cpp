@@ -124,6 +124,10 @@ static_assert(!valid_with(kMaxUnderMin));
 static_assert(!valid_with(kOperandEmptyHelp));
 static_assert(!valid_with(kOperandEmptyName));
 static_assert(!valid_with(kOperandUnbound));
+static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "-max"; }));
+static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "max-"; }));
+static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "max--count"; }));
+static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "9max"; }));
 
 TEST(ContractTable, AcceptsAGoodTable) {
   EXPECT_TRUE(kGood);
@@ -186,6 +190,40 @@ TEST(ContractTable, RejectsNamesThatAreNotKebabCase) {
   EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].name = "max-"; }));
   EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].name = "max--count"; }));
   EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].name = "-"; }));
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].name = "9max"; }));
+}
+
+// A default past UINT64_MAX must not wrap around into the accepted range: main would apply it
+// through parse_value, which refuses it, and the field would be left at 0, under the floor.
+TEST(ContractTable, RejectsADefaultThatOverflows) {
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].fallback = "18446744073709551617"; }));
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[1].fallback = "18446744073709551716"; }));
+}
+
+// Tables that compile but cannot work as written: the check is the only place that sees them.
+TEST(ContractTable, RejectsExcludesNamingNoFlag) {
+  // "wrod" is a typo: the conflict would never be reported.
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[4].excludes = "wrod"; }));
+}
+
+TEST(ContractTable, RejectsAChoiceDefaultThatIsNotAChoice) {
+  // main applies the default without looking at parse_value's answer.
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[2].fallback = "yaml"; }));
+  EXPECT_TRUE(valid_with([](Flags& f, Ops&) { f[2].fallback = "text"; }));
+}
+
+TEST(ContractTable, RejectsARangeDefaultThatDoesNotParse) {
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[4].fallback = "1..5"; }));
+  EXPECT_TRUE(valid_with([](Flags& f, Ops&) { f[4].fallback = "1:100"; }));
+}
+
+TEST(ContractTable, RejectsShortNamesTheParserCannotRead) {
+  // "-" + '-' is "--", the end of the flags; '=' and ' ' are not flag letters.
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[0].short_name = '-'; }));
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[0].short_name = '='; }));
+  EXPECT_FALSE(valid_with([](Flags& f, Ops&) { f[0].short_name = ' '; }));
+  EXPECT_TRUE(valid_with([](Flags& f, Ops&) { f[0].short_name = 'W'; }));
+  EXPECT_TRUE(valid_with([](Flags& f, Ops&) { f[0].short_name = '1'; }));
 }
 
 TEST(ContractTable, ValidFlagOnItsOwn) {
