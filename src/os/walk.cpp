@@ -319,10 +319,8 @@ int open_entry(const Entry& e, struct stat& st) {
     close(fd);
     return -err;
   }
-  if (S_ISREG(st.st_mode)) {
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  }
+  // O_NONBLOCK stays: it changes nothing for a regular file's reads, and clearing it would
+  // cost two system calls per file in a walk of thousands.
   return fd;
 }
 

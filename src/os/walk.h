@@ -121,7 +121,8 @@ class Walker {
 };
 
 // Opens a walked file for reading: openat(parent, name, O_NOFOLLOW|O_NONBLOCK), then fstat on
-// the same descriptor. Returns the descriptor, or -errno (ELOOP: it is now a link).
+// the same descriptor (the caller checks the kind: a FIFO swapped in is open but never read).
+// Returns the descriptor, or -errno (ELOOP: it is now a link).
 int open_entry(const Entry& e, struct stat& st);
 
 }  // namespace os

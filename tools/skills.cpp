@@ -1,0 +1,567 @@
+// skills.cpp — find and read agent skills: every SKILL.md (agentskills.io) beneath the given
+// directories with its name, description and path, each invalid one with the cause, and with
+// --show one skill's body. There is no classic tool for this; the nearest is `find -name
+// SKILL.md | xargs head`. Unlike that it parses the YAML front matter (just the scalar keys the
+// format defines: plain, quoted and block scalars), validates it against the format's rules,
+// reports a broken skill as data instead of failing, never reads a SKILL.md through a link,
+// caps the size it reads, and with --root reaches nothing outside the root.
+//
+// Decisions: an unknown --show NAME is io.not-found (the named input does not exist; detail
+// lists the names there are). A name held by several skills is listed for each, and reported
+// in data.duplicates; --show of such a name is precondition.count-mismatch (one skill was
+// expected, several found) with a `choose` repair per skill directory.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+
+#include "contract/main.h"
+#include "os/open.h"
+#include "os/walk.h"
+
+namespace {
+
+using contract::Json;
+
+struct Args {
+  std::vector<std::string> dirs;
+  std::optional<std::string> show;
+};
+
+constexpr uint64_t kFileCap = 1024 * 1024;  // a SKILL.md is prose: 1 MiB is far past any
+constexpr uint64_t kMaxDepth = 64;
+
+using contract::Kind;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "show", .short_name = 's', .kind = Kind::Text, .bind = &Args::show,
+     .value_name = "NAME",
+     .help = "return the skill named NAME with its body (the markdown after the front matter)"},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "DIR", .role = contract::Role::PathRead, .min = 0, .max = contract::kMany,
+     .bind = &Args::dirs,
+     .help = "the directories to search for SKILL.md files (default: the root, or . without "
+             "one)"},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes},
+    {"args.missing-value"},
+    {"args.bad-value"},
+    {"args.duplicate-flag"},
+    {"path.empty"},
+    {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always},
+    {"path.outside-root"},
+    {"path.too-long"},
+    {"path.symlink"},
+    {"io.not-found", Repairable::Never, "a DIR does not exist, or no skill is named --show NAME"},
+    {"io.not-a-directory"},
+    {"io.special-file"},
+    {"io.permission-denied"},
+    {"io.read-failed", Repairable::Never, "the operating system failed to open or read a "
+                                          "directory or a SKILL.md"},
+    {"limit.input-too-large", Repairable::Never, "a SKILL.md larger than 1 MiB (not read)"},
+    {"precondition.count-mismatch", Repairable::Never,
+     "--show NAME names several skills; the repair offers each one's directory"},
+};
+
+constexpr std::string_view kSkipped =
+    R"({"type":"object","required":["ignored","hidden","binary","special","symlink"],)"
+    R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
+    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
+    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
+
+constexpr std::string_view kData =
+    R"({"oneOf":[{"type":"object","required":["skills","invalid","duplicates","skipped"],"additionalProperties":false,)"
+    R"("properties":{"skills":{"type":"array","items":{"type":"object","required":["name","description","path"],)"
+    R"("additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$","maxLength":64},)"
+    R"("description":{"type":"string","minLength":1},"path":{"$ref":"#/$defs/text_or_bytes"}}}},)"
+    R"("invalid":{"type":"array","items":{"type":"object","required":["path","cause"],"additionalProperties":false,)"
+    R"("properties":{"path":{"$ref":"#/$defs/text_or_bytes"},"cause":{"type":"string"}}}},)"
+    R"("duplicates":{"type":"array","items":{"type":"object","required":["name","paths"],"additionalProperties":false,)"
+    R"("properties":{"name":{"type":"string"},"paths":{"type":"array","minItems":2,"items":{"$ref":"#/$defs/text_or_bytes"}}}}},)"
+    R"("skipped":SKIPPED}},)"
+    R"({"type":"object","required":["name","description","path","body"],"additionalProperties":false,)"
+    R"("properties":{"name":{"type":"string"},"description":{"type":"string"},"path":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("body":{"$ref":"#/$defs/text_or_bytes"}}}]})";
+
+struct Schema {
+  std::string text;
+  Schema() {
+    text = std::string(kData);
+    text.replace(text.find("SKIPPED"), 7, kSkipped);
+  }
+};
+const Schema kSchema;
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "skills",
+    .summary = "Find the agent skills (SKILL.md files with YAML front matter) beneath "
+               "directories: name, description and path of each, the cause for each invalid "
+               "one, or one skill's body with --show.",
+    .differs = "Unlike find and head it parses and validates the front matter per "
+               "agentskills.io, reports broken skills as data, never reads a SKILL.md through a "
+               "link, caps what it reads, and with --root reaches nothing outside the root.",
+    .usage = "skills [--root DIR] [--show NAME] [--format json|text] [DIR...]",
+    .output = contract::Output::Document,
+    .schema = "skills.v1",
+    .data_schema = kSchema.text,
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+  if (a.show && a.show->empty())
+    errs.push_back(contract::make_error("args.bad-value", "--show is empty; a skill has a name.",
+                                        Json::object({{"flag", "show"}})));
+}
+
+// --- the front matter: just enough YAML for the format's scalar keys -----------------------
+
+struct Front {
+  std::map<std::string, std::string> values;  // the scalar keys the format defines
+  size_t body = 0;                            // offset of the body in the file
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool is_fence(std::string_view line) { return trim(line) == "---" && line.substr(0, 3) == "---"; }
+
+size_t indent_of(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && line[i] == ' ') ++i;
+  return i;
+}
+
+// A plain scalar's text on its line: an ` #` starts a comment.
+std::string_view strip_comment(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) return trim(s.substr(0, i));
+  return trim(s);
+}
+
+void put_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Parses a scalar starting at lines[i] after "key:" (`rest`); advances i past continuation
+// lines. Returns the cause when it cannot.
+std::optional<std::string> scalar(std::string_view rest, const std::vector<std::string_view>& lines,
+                                  size_t& i, std::string& out) {
+  rest = trim(rest);
+  auto continuation = [&](size_t j) {
+    return j < lines.size() && (trim(lines[j]).empty() || indent_of(lines[j]) > 0);
+  };
+  if (!rest.empty() && rest[0] == '"') {
+    size_t k = 1;
+    for (; k < rest.size() && rest[k] != '"'; ++k) {
+      char c = rest[k];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (++k == rest.size()) break;
+      switch (rest[k]) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '0': out += '\0'; break;
+        case '"': case '\\': case '/': case ' ': out += rest[k]; break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (k + 4 >= rest.size()) return "a \\u escape with fewer than four hex digits";
+          for (int d = 1; d <= 4; ++d) {
+            char h = rest[k + d];
+            int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            if (v < 0) return "a \\u escape with a byte that is not a hex digit";
+            cp = cp * 16 + static_cast<uint32_t>(v);
+          }
+          if (cp >= 0xD800 && cp <= 0xDFFF) return "a \\u escape names a surrogate";
+          put_utf8(out, cp);
+          k += 4;
+          break;
+        }
+        default: return std::string("an unsupported escape \\") + rest[k] + " in a double-quoted scalar";
+      }
+    }
+    if (k >= rest.size()) return "a double-quoted scalar that does not end on its line";
+    if (!strip_comment(rest.substr(k + 1)).empty()) return "text after a double-quoted scalar";
+    ++i;
+    return std::nullopt;
+  }
+  if (!rest.empty() && rest[0] == '\'') {
+    size_t k = 1;
+    for (;; ++k) {
+      if (k >= rest.size()) return "a single-quoted scalar that does not end on its line";
+      if (rest[k] == '\'') {
+        if (k + 1 < rest.size() && rest[k + 1] == '\'') {
+          out += '\'';
+          ++k;
+          continue;
+        }
+        break;
+      }
+      out += rest[k];
+    }
+    if (!strip_comment(rest.substr(k + 1)).empty()) return "text after a single-quoted scalar";
+    ++i;
+    return std::nullopt;
+  }
+  if (!rest.empty() && (rest[0] == '|' || rest[0] == '>')) {
+    const bool fold = rest[0] == '>';
+    char chomp = 'c';
+    for (char c : strip_comment(rest.substr(1))) {
+      if (c == '-' || c == '+') chomp = c;
+      else if (c < '1' || c > '9') return "a block scalar header that is not |, >, -, + or a digit";
+    }
+    ++i;
+    size_t indent = 0;
+    std::vector<std::string_view> body;
+    while (continuation(i)) {
+      std::string_view l = lines[i];
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (trim(l).empty()) {
+        body.push_back("");
+      } else {
+        if (indent == 0) indent = indent_of(l);
+        if (indent_of(l) < indent) return "a block scalar line indented less than its first";
+        body.push_back(l.substr(indent));
+      }
+      ++i;
+    }
+    size_t trailing = 0;
+    while (!body.empty() && body.back().empty()) {
+      body.pop_back();
+      ++trailing;
+    }
+    for (size_t k = 0; k < body.size(); ++k) {
+      out += body[k];
+      if (k + 1 == body.size()) break;
+      // Folding: a line break between two non-empty, not more-indented lines is a space.
+      bool join = fold && !body[k].empty() && !body[k + 1].empty() && body[k][0] != ' ' &&
+                  body[k + 1][0] != ' ';
+      if (join) out += ' ';
+      else if (!(fold && body[k + 1].empty())) out += '\n';
+    }
+    if (chomp != '-' && !body.empty()) out += '\n';
+    if (chomp == '+') out.append(trailing, '\n');
+    return std::nullopt;
+  }
+  if (!rest.empty() && std::string_view("[{&*!%@`|>").find(rest[0]) != std::string_view::npos)
+    return std::string("a value starting with '") + rest[0] + "', which this parser does not take";
+  // A plain scalar: its continuation lines fold into it with single spaces.
+  out += strip_comment(rest);
+  ++i;
+  while (continuation(i)) {
+    std::string_view l = strip_comment(lines[i]);
+    if (!l.empty()) {
+      if (!out.empty()) out += ' ';
+      out += l;
+    }
+    ++i;
+  }
+  if (out.find(": ") != std::string::npos) return "a plain scalar holding ': ' (quote it)";
+  return std::nullopt;
+}
+
+// The front matter of `text`, or the cause it is not one.
+std::variant<Front, std::string> parse_front(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t at = 0, body = std::string_view::npos;
+  bool first = true;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    std::string_view line = text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
+    at = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (first) {
+      first = false;
+      if (!is_fence(line)) return "the file does not start with a '---' line (no front matter)";
+      continue;
+    }
+    if (is_fence(line)) {
+      body = at;
+      break;
+    }
+    lines.push_back(line);
+  }
+  if (first) return "the file is empty (no front matter)";
+  if (body == std::string_view::npos) return "the front matter has no closing '---' line";
+  std::string_view front = text.substr(0, body);
+  if (!contract::valid_utf8(front)) return "the front matter is not UTF-8";
+  Front f;
+  f.body = body;
+  std::map<std::string, bool> seen;
+  for (size_t i = 0; i < lines.size();) {
+    std::string_view line = lines[i];
+    std::string_view t = trim(line);
+    if (t.empty() || t[0] == '#') {
+      ++i;
+      continue;
+    }
+    const std::string where = "line " + std::to_string(i + 2) + ": ";
+    if (line[0] == '\t' || indent_of(line) > 0) return where + "an indented line outside any key";
+    size_t colon = line.find(':');
+    std::string key(line.substr(0, colon == std::string_view::npos ? 0 : colon));
+    bool ok_key = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '-' || c == '_';
+    });
+    if (!ok_key || (colon + 1 < line.size() && line[colon + 1] != ' ' && line[colon + 1] != '\t' &&
+                    line[colon + 1] != '\r'))
+      return where + "not 'key: value'";
+    if (seen[key]) return where + "the key '" + key + "' appears twice";
+    seen[key] = true;
+    std::string_view rest = line.substr(colon + 1);
+    if (key == "name" || key == "description" || key == "license" || key == "compatibility") {
+      std::string value;
+      if (auto cause = scalar(rest, lines, i, value)) return where + key + ": " + *cause;
+      f.values[key] = std::move(value);
+    } else {
+      // metadata, allowed-tools and keys the format may grow: their lines are passed over.
+      ++i;
+      while (i < lines.size() && (trim(lines[i]).empty() || indent_of(lines[i]) > 0 ||
+                                  lines[i][0] == '\t' || lines[i][0] == '-'))
+        ++i;
+    }
+  }
+  return f;
+}
+
+size_t code_points(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The format's rules for the keys; the cause of the first broken one.
+std::optional<std::string> validate(const Front& f, std::string_view dir_name) {
+  auto it = f.values.find("name");
+  if (it == f.values.end()) return "the front matter has no 'name'";
+  const std::string& n = it->second;
+  if (n.empty() || n.size() > 64) return "name must be 1 to 64 characters";
+  for (size_t i = 0; i < n.size(); ++i) {
+    char c = n[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+      return "name '" + n + "' may hold only lowercase letters, digits and hyphens";
+  }
+  if (n.front() == '-' || n.back() == '-' || n.find("--") != std::string::npos)
+    return "name '" + n + "' starts or ends with a hyphen or holds two in a row";
+  if (!dir_name.empty() && n != dir_name)
+    return "name '" + n + "' differs from its directory's name '" + std::string(dir_name) + "'";
+  auto d = f.values.find("description");
+  if (d == f.values.end() || trim(d->second).empty()) return "the front matter has no 'description'";
+  if (code_points(d->second) > 1024)
+    return "description is " + std::to_string(code_points(d->second)) +
+           " characters; at most 1024";
+  auto c = f.values.find("compatibility");
+  if (c != f.values.end() && code_points(c->second) > 500)
+    return "compatibility is " + std::to_string(code_points(c->second)) +
+           " characters; at most 500";
+  return std::nullopt;
+}
+
+// --- the search ----------------------------------------------------------------------------
+
+struct Skill {
+  std::string path, name, description, body;
+};
+struct Invalid {
+  std::string path, cause;
+};
+
+std::string last_component(std::string_view p) {
+  size_t s = p.rfind('/');
+  return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
+}
+
+Json run(const Args& a, contract::Context& ctx) {
+  std::vector<std::string> dirs = a.dirs;
+  if (dirs.empty()) dirs.push_back(".");
+  std::vector<Skill> skills;
+  std::vector<Invalid> invalid;
+  os::SkipCounts skipped;
+  for (const std::string& dir : dirs) {
+    auto opened = os::open_read(ctx.root_fd(), dir, os::Want::Directory, dir);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      ctx.error(std::move(*e));
+      continue;
+    }
+    os::WalkOptions opts;
+    // Skills live in hidden directories (.claude/skills, .github/skills) and are often not
+    // checked in, so neither hidden names nor ignore files hide them; .git is never walked.
+    opts.hidden = true;
+    opts.no_ignore = true;
+    opts.globs = {"!.git/"};
+    opts.max_depth = kMaxDepth;
+    // The name of the operand's own directory, for a SKILL.md directly in it.
+    std::string top = dir != "." ? last_component(dir)
+                      : !ctx.root_abs().empty() ? last_component(ctx.root_abs()) : "";
+    os::Walker w(opts, std::move(std::get<os::Opened>(opened).fd), dir, -1, "");
+    os::WalkItem item;
+    while (w.next(item)) {
+      if (item.type == os::WalkItem::Type::Error) {
+        ctx.error(std::move(item.error));
+        continue;
+      }
+      const os::Entry& e = item.entry;
+      if (e.name != "SKILL.md") continue;
+      if (e.kind == os::EntryKind::Link) {
+        ++skipped.symlink;  // never read through a link: it may lead anywhere
+        continue;
+      }
+      if (e.kind != os::EntryKind::File) {
+        ++skipped.special;
+        continue;
+      }
+      struct stat st {};
+      int fd = os::open_entry(e, st);
+      if (fd < 0) {
+        ctx.error(os::errno_error(-fd, e.path, "read"));
+        continue;
+      }
+      os::Fd held(fd);
+      if (!S_ISREG(st.st_mode)) {
+        ++skipped.special;
+        continue;
+      }
+      if (static_cast<uint64_t>(st.st_size) > kFileCap) {
+        ctx.error(contract::make_error(
+            "limit.input-too-large",
+            "'" + contract::printable(e.path) + "' is larger than " + std::to_string(kFileCap) +
+                " bytes; a SKILL.md past that is not read.",
+            Json::object({{"path", Json::bytes(e.path)},
+                          {"bytes", static_cast<uint64_t>(st.st_size)},
+                          {"cap", kFileCap}})));
+        continue;
+      }
+      std::string text(static_cast<size_t>(st.st_size), '\0');
+      long long n = os::pread_full(fd, text.data(), text.size(), 0);
+      if (n < 0) {
+        ctx.error(os::errno_error(static_cast<int>(-n), e.path, "read"));
+        continue;
+      }
+      text.resize(static_cast<size_t>(n));
+      auto parsed = parse_front(text);
+      if (auto* cause = std::get_if<std::string>(&parsed)) {
+        invalid.push_back({e.path, *cause});
+        continue;
+      }
+      Front& f = std::get<Front>(parsed);
+      std::string parent = e.depth == 1 ? top : last_component(e.path.substr(0, e.path.rfind('/')));
+      if (auto cause = validate(f, parent)) {
+        invalid.push_back({e.path, *cause});
+        continue;
+      }
+      Skill s{e.path, f.values["name"], f.values["description"], ""};
+      if (a.show && *a.show == s.name) s.body = text.substr(f.body);
+      skills.push_back(std::move(s));
+    }
+    skipped += w.counts();
+  }
+  auto by_path = [](const auto& x, const auto& y) { return x.path < y.path; };
+  std::sort(skills.begin(), skills.end(), by_path);
+  std::sort(invalid.begin(), invalid.end(), by_path);
+
+  if (a.show) {
+    std::vector<const Skill*> hits;
+    for (auto& s : skills)
+      if (s.name == *a.show) hits.push_back(&s);
+    if (hits.size() == 1)
+      return Json::object({{"name", hits[0]->name},
+                           {"description", hits[0]->description},
+                           {"path", Json::bytes(hits[0]->path)},
+                           {"body", Json::bytes(hits[0]->body)}});
+    if (hits.empty()) {
+      Json names = Json::array();
+      for (size_t k = 0; k < skills.size() && k < 100; ++k) names.push(skills[k].name);
+      contract::Error e = contract::make_error(
+          "io.not-found", "no valid skill is named '" + contract::printable(*a.show) + "'.",
+          Json::object({{"name", Json::bytes(*a.show)}, {"available", std::move(names)},
+                        {"invalid", invalid.size()}}));
+      e.hint = "run skills without --show to see every skill and why any is invalid.";
+      ctx.error(std::move(e));
+      return nullptr;
+    }
+    Json paths = Json::array();
+    contract::Repair choose;
+    choose.kind = contract::Repair::Kind::Choose;
+    for (const Skill* s : hits) {
+      paths.push(Json::bytes(s->path));
+      // The skill's own directory as the only DIR singles it out.
+      std::vector<std::string> argv = ctx.argv();
+      std::vector<std::string> next{argv[0]};
+      if (!ctx.root().empty()) next.insert(next.end(), {"--root", ctx.root()});
+      std::string d = s->path.find('/') == std::string::npos ? "." : s->path.substr(0, s->path.rfind('/'));
+      next.insert(next.end(), {"--show", *a.show, "--", d});
+      choose.argvs.push_back(std::move(next));
+    }
+    contract::Error e = contract::make_error(
+        "precondition.count-mismatch",
+        std::to_string(hits.size()) + " skills are named '" + *a.show + "'; --show wants one.",
+        Json::object({{"name", *a.show}, {"expected", 1}, {"found", hits.size()},
+                      {"paths", std::move(paths)}}));
+    e.repair = std::move(choose);
+    ctx.error(std::move(e));
+    return nullptr;
+  }
+
+  Json list = Json::array(), bad = Json::array(), dups = Json::array();
+  std::map<std::string, std::vector<std::string>> by_name;
+  for (auto& s : skills) {
+    list.push(Json::object({{"name", s.name}, {"description", s.description},
+                            {"path", Json::bytes(s.path)}}));
+    by_name[s.name].push_back(s.path);
+  }
+  for (auto& i : invalid)
+    bad.push(Json::object({{"path", Json::bytes(i.path)}, {"cause", i.cause}}));
+  for (auto& [name, paths] : by_name) {
+    if (paths.size() < 2) continue;
+    Json p = Json::array();
+    for (auto& x : paths) p.push(Json::bytes(x));
+    dups.push(Json::object({{"name", name}, {"paths", std::move(p)}}));
+  }
+  return Json::object({{"skills", std::move(list)}, {"invalid", std::move(bad)},
+                       {"duplicates", std::move(dups)}, {"skipped", skipped.to_json()}});
+}
+
+void render_text(const Json& data, std::string& out) {
+  if (const Json* body = data.get("body")) {
+    out += body->str();
+    return;
+  }
+  for (auto& s : data.get("skills")->items()) {
+    out += s.get("name")->str() + "\t" + s.get("path")->str() + "\t" +
+           s.get("description")->str() + "\n";
+  }
+  for (auto& i : data.get("invalid")->items())
+    out += "invalid\t" + i.get("path")->str() + "\t" + i.get("cause")->str() + "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}
