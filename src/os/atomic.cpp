@@ -3,7 +3,9 @@
 #include "os/atomic.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,15 +62,24 @@ std::string join(std::string_view a, std::string_view b) {
   return out;
 }
 
-// A directory component that could not be opened: a link refused, a file in the way, ...
-contract::Error component_error(int err, int dir, const std::string& name, std::string_view shown) {
-  if (err == ENOTDIR || err == ELOOP) {
-    // O_NOFOLLOW|O_DIRECTORY on a link answers ENOTDIR or ELOOP by kernel; say which it is.
-    struct stat st {};
-    if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-      err = ELOOP;
+// One directory component beneath `at`. With a root: openat2 RESOLVE_NO_SYMLINKS, whose
+// answer for a link (ELOOP) comes from the same lookup that would have followed it, so a
+// name flipping between a directory and a link is never misreported; openat with
+// O_NOFOLLOW|O_DIRECTORY (ENOTDIR or ELOOP for a link) where openat2 is missing. Returns the
+// fd, or -1 with errno set.
+int open_dir_component(int at, const std::string& name, bool beneath) {
+  if (!beneath) return retry_openat(at, name.c_str(), kDirFlags);
+  open_how how{};
+  how.flags = kDirFlags;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  for (int attempt = 0;; ++attempt) {
+    long fd = syscall(SYS_openat2, at, name.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno == EINTR || (errno == EAGAIN && attempt < 16)) continue;
+    if (errno == ENOSYS || errno == EPERM || errno == E2BIG) break;
+    return -1;
   }
-  return errno_error(err, shown, "open");
+  return retry_openat(at, name.c_str(), kDirFlags | O_NOFOLLOW);
 }
 
 // --parents: the directory part, one component at a time from `base` (a real descriptor).
@@ -79,11 +90,10 @@ Result<Place> walk_parents(int base, bool beneath, Place place, Parents parents)
   Fd cur;  // invalid while at `base`
   auto at = [&] { return cur.valid() ? cur.get() : base; };
   std::string so_far = place.parent.starts_with('/') ? "/" : "";
-  const int nofollow = beneath ? O_NOFOLLOW : 0;
   for (size_t k = 0; k < names.size(); ++k) {
     const std::string& name = names[k];
     std::string here = join(so_far, name);
-    int fd = retry_openat(at(), name.c_str(), kDirFlags | nofollow);
+    int fd = open_dir_component(at(), name, beneath);
     if (fd < 0 && errno == ENOENT) {
       if (parents == Parents::Plan) {
         for (size_t r = k; r < names.size(); ++r) {
@@ -102,9 +112,9 @@ Result<Place> walk_parents(int base, bool beneath, Place place, Parents parents)
         if (dup_fd >= 0) place.made.emplace_back(Fd(dup_fd), name);
         place.created.push_back(here);
       }
-      fd = retry_openat(at(), name.c_str(), kDirFlags | nofollow);
+      fd = open_dir_component(at(), name, beneath);
     }
-    if (fd < 0) return component_error(errno, at(), name, here);
+    if (fd < 0) return errno_error(errno, here, "open");
     cur = Fd(fd);
     so_far = here;
   }
@@ -118,11 +128,29 @@ Result<Place> walk_parents(int base, bool beneath, Place place, Parents parents)
   return place;
 }
 
+// A temporary file of this name left by a killed writer: removed (a regular file only; a
+// link or anything else at the name is not ours, and is refused rather than touched).
+std::optional<contract::Error> remove_stale_temp(const Place& place) {
+  const std::string tmp = temp_name(place.name);
+  struct stat st {};
+  if (fstatat(place.dir.get(), tmp.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  if (!S_ISREG(st.st_mode)) {
+    contract::Error e = write_error(EEXIST, place.path, "create-temporary");
+    e.detail.set("temporary", Json::bytes(tmp));
+    return e;
+  }
+  if (unlinkat(place.dir.get(), tmp.c_str(), 0) != 0 && errno != ENOENT)
+    return write_error(errno, place.path, "remove-stale-temporary");
+  return std::nullopt;
+}
+
 }  // namespace
 
 contract::Error write_error(int err, std::string_view shown, std::string_view stage) {
   std::string_view rule = "io.write-failed";
   if (err == EACCES || err == EPERM || err == EROFS) rule = "io.permission-denied";
+  // The directory being written in was removed (or replaced) while this call ran.
+  if (err == ENOENT) rule = "io.not-found";
   std::string what = "cannot write " + quoted(shown) + " (" + std::string(stage) + "): ";
   what += std::strerror(err);
   return contract::make_error(rule, std::move(what),
@@ -140,7 +168,7 @@ Result<Place> open_place(int root_fd, std::string_view path, Parents parents) {
   if (place.parent.empty()) place.parent = "/";
   if (place.name.empty() || place.name == "." || place.name == "..") {
     return contract::make_error("io.is-a-directory",
-                                "cannot write " + quoted(path) + ": it names a directory",
+                                "cannot use " + quoted(path) + " as a file: it names a directory",
                                 Json::object({{"path", Json::bytes(path)}}));
   }
   if (place.name.size() > NAME_MAX) return errno_error(ENAMETOOLONG, path, "open");
@@ -282,6 +310,11 @@ Result<DirLock> lock(const Place& a, const Place* b) {
       wait_ms = std::min(wait_ms * 2, 64L);
     }
     held.fds_.push_back(p->dir.get());
+    // Under the lock no other tack writer is in this directory, so a temporary file of this
+    // name found now was left by one that was killed: the next call that locks removes it,
+    // whether or not it then changes anything. Best effort here: commit_file, which needs the
+    // name, repeats it and reports what stands in the way.
+    (void)remove_stale_temp(*p);
   }
   return held;
 }
@@ -307,18 +340,7 @@ std::optional<contract::Error> commit_file(const Place& place, std::string_view 
   const std::string tmp = temp_name(place.name);
   const std::string& shown = place.path;
 
-  // Under the lock no other tack writer is in this directory, so a temporary file already
-  // here was left by one that was killed: remove it (a regular file only, never a link).
-  struct stat st {};
-  if (fstatat(dir, tmp.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISREG(st.st_mode)) {
-      contract::Error e = write_error(EEXIST, shown, "create-temporary");
-      e.detail.set("temporary", Json::bytes(tmp));
-      return e;
-    }
-    if (unlinkat(dir, tmp.c_str(), 0) != 0 && errno != ENOENT)
-      return write_error(errno, shown, "remove-stale-temporary");
-  }
+  if (auto e = remove_stale_temp(place)) return e;
 
   // New files: 0644, less the umask, applied by the kernel. A replacement is created private
   // and given the old file's mode just before it is renamed into place.

@@ -96,7 +96,9 @@ class DirLock {
 };
 
 // Waits a bounded while (about a second, in growing steps: no clock is read) for the lock;
-// then conflict.locked, repair none, naming the directory.
+// then conflict.locked, repair none, naming the directory. Once held, the stale temporary
+// file of each place's name (see temp_name) is removed: the next call that locks cleans up
+// after a writer that was killed, whether or not it changes anything itself.
 Result<DirLock> lock(const Place& a, const Place* b = nullptr);
 
 // The temporary file's name for `name`: ".NAME.tack-tmp" (NAME cut to fit NAME_MAX). One
@@ -141,7 +143,8 @@ std::optional<contract::Error> rename_noreplace(const Place& from, const Place& 
 void undo_parents(Place& place);
 
 // A failed write-side system call on `shown` → io.write-failed (io.permission-denied for
-// EACCES, EPERM, EROFS), detail {path, stage, errno}.
+// EACCES, EPERM, EROFS; io.not-found for ENOENT: the directory vanished meanwhile), detail
+// {path, stage, errno}.
 contract::Error write_error(int err, std::string_view shown, std::string_view stage);
 
 }  // namespace os

@@ -1,0 +1,76 @@
+// diff.h — the structured line diff every tool that changes a file returns (CONTRACT.md §7):
+// hunks with 3 lines of context as `diff -u` finds them, so an agent sees what it did without
+// reading the file again.
+//
+// Lines are the bytes between '\n's; a last line without '\n' is a line whose `newline` is
+// false, and it differs from the same text with one (diff -u's "\ No newline at end of
+// file"). The comparison is of raw bytes, '\r' included: a CRLF file turned LF is a change of
+// every line. The JSON shows each line under the eol policy (TOOLS.md) of the file it comes
+// from — a '-' line under the old file's, '+' and ' ' lines under the new file's — and names
+// both policies, so the shown lines plus `old_eol`/`new_eol` give back the exact bytes.
+//
+// The edit script is Myers' O(ND) algorithm in linear space (the middle-snake bisection, as in
+// diff-match-patch), on interned line ids after trimming the common head and tail. Work is
+// bounded: past `budget` steps a remaining piece is reported as removed-then-added whole. The
+// result is then still exact (applying it gives the new content), only not minimal; the budget
+// is counted in steps, not time, so the answer is the same on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "contract/json.h"
+#include "text/eol.h"
+
+namespace text {
+
+struct DiffLine {
+  char op = ' ';          // ' ' kept, '-' removed, '+' added
+  std::string_view text;  // the raw line without '\n' ('\r' kept); views into the inputs
+  bool newline = true;    // false: the last line of its file, without '\n'
+};
+
+struct Hunk {
+  // As in diff -u: 1-based first line; when a side has no lines, the line after which the
+  // change sits (0 at the top of the file).
+  uint64_t old_start = 0, old_lines = 0, new_start = 0, new_lines = 0;
+  std::vector<DiffLine> lines;
+};
+
+struct DiffOptions {
+  size_t context = 3;
+  uint64_t max_lines = UINT64_MAX;   // lines listed in all hunks together
+  uint64_t max_bytes = 1 << 20;      // bytes of line text listed in all hunks together
+  uint64_t budget = 50'000'000;      // Myers steps before the coarse fallback
+};
+
+struct Diff {
+  uint64_t added = 0, removed = 0;  // whole counts, whatever was listed
+  std::vector<Hunk> hunks;          // listed hunks; a hunk cut by a cap is cut consistently:
+                                    // its header counts the lines it lists
+  bool truncated = false;           // a cap left changed lines (or context) unlisted
+  Eol old_eol = Eol::None, new_eol = Eol::None;
+};
+
+// The diff from `old_text` to `new_text`. DiffLine views point into both inputs, which must
+// outlive the result.
+Diff diff_lines(std::string_view old_text, std::string_view new_text, const DiffOptions& opt = {});
+
+// `old_text` with the hunks applied (raw lines). For a diff that was not truncated this is
+// exactly the new text; false when a hunk does not fit `old_text`.
+bool apply(std::string_view old_text, const Diff& diff, std::string& out);
+
+// {"added","removed","old_eol","new_eol","hunks":[{"old_start","old_lines","new_start",
+//  "new_lines","lines":[{"op","text"[,"no_newline":true]}]}]}; text is text_or_bytes.
+contract::Json diff_json(const Diff& diff);
+
+// The JSON Schema of diff_json's value, referring to "#/$defs/text_or_bytes".
+extern const std::string_view kDiffSchema;
+
+// diff -u's body for a person: "@@ -a,b +c,d @@", then op + shown text per line, and
+// "\ No newline at end of file" after a line without one.
+void render_diff(const contract::Json& diff, std::string& out);
+
+}  // namespace text

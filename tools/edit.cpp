@@ -1,0 +1,475 @@
+// edit.cpp — change lines named by their witnesses (TOOLS.md), all of a batch or none of it.
+// Differs from `ed`/`sed -i Nc`: a line is named by a witness (a hash of its neighbourhood that
+// a reader printed), not by a number that shifts under the caller's feet, so an edit made from
+// a stale read is refused instead of landing on the wrong line; every witness is resolved on
+// one snapshot under a lock before anything is written, the refusal carries fresh witnesses
+// for the lines around each failure, and the file is replaced atomically with its BOM, line
+// endings (new lines take the file's) and mode kept. The answer is the line diff.
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "contract/main.h"
+#include "os/atomic.h"
+#include "os/hash.h"
+#include "os/open.h"
+#include "text/diff.h"
+#include "text/edits.h"
+#include "text/eol.h"
+#include "text/witness.h"
+
+namespace {
+
+using contract::Json;
+
+struct Args {
+  std::string path;
+  std::optional<std::string> if_sha256;
+  bool dry_run = false;
+  bool stdin_edits = false;
+  std::optional<std::string> edits_file;
+  uint64_t max_bytes = 0;
+  uint64_t max_diff_lines = 0;
+};
+
+constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
+constexpr uint64_t kDiffLinesCeiling = 1'000'000;
+constexpr int64_t kAround = 5;                      // fresh witnesses: lines either side
+constexpr uint64_t kEdge = 0x7461636b65646765;      // witness.h's sentinel ("tackedge")
+
+using contract::Kind;
+using contract::Role;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
+     .help = "the file's content must hash to HEX (SHA-256) or nothing is written"},
+    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
+     .help = "resolve and check everything and answer with the diff and planned_actions, "
+             "changing nothing (exit 9)"},
+    {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
+     .help = "read the edits (a JSON list of {witness, lines}) from standard input"},
+    {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
+     .value_name = "PATH", .help = "read the edits (a JSON list of {witness, lines}) from PATH"},
+    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
+     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
+     .help = "the largest file (and edits list) accepted (limit.input-too-large)",
+     .limit = true},
+    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
+     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
+     .help = "the most diff lines listed; past it diff_truncated is true",
+     .limit = true},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path, .help = "the file to change"},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes},
+    {"args.missing-value"},
+    {"args.bad-value"},
+    {"args.unexpected-value"},
+    {"args.duplicate-flag"},
+    {"args.conflict"},
+    {"args.missing-operand"},
+    {"args.required-flag"},
+    {"args.too-many-operands"},
+    {"path.empty"},
+    {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always},
+    {"path.outside-root"},
+    {"path.too-long"},
+    {"path.symlink"},
+    {"io.not-found"},
+    {"io.not-a-directory"},
+    {"io.is-a-directory"},
+    {"io.special-file"},
+    {"io.permission-denied"},
+    {"io.read-failed"},
+    {"io.write-failed"},
+    {"limit.input-too-large", Repairable::Sometimes},
+    {"parse.json"},
+    {"precondition.hash-mismatch"},
+    {"precondition.stale-witness"},
+    {"conflict.locked"},
+};
+
+constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
+
+struct Schema {
+  std::string text;
+  Schema() {
+    text = std::string(
+               R"({"type":"object","required":["path","changed","edits","before_sha256","after_sha256","diff","diff_truncated"],)"
+               R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
+               R"("changed":{"type":"boolean"},"edits":{"type":"integer","minimum":0},"before_sha256":)") +
+           std::string(kHex) + R"(,"after_sha256":)" + std::string(kHex) +
+           R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
+           R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"}}})";
+  }
+};
+const Schema kSchema;
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "edit",
+    .summary = "Replace, delete or insert lines named by their witnesses, all of a batch or "
+               "none, atomically, and answer with the line diff.",
+    .differs = "Unlike ed or sed -i it names lines by witnesses (hashes of their neighbourhood "
+               "from peek --witness or seek --witness), not numbers, so a stale read is "
+               "refused with fresh witnesses instead of editing the wrong line.",
+    .usage = "edit [--root DIR] [--if-sha256 HEX] [--dry-run] (--stdin | --edits-file PATH) "
+             "[--max-bytes N] [--max-diff-lines N] [--format json|text] PATH",
+    .output = contract::Output::Document,
+    .schema = "edit.v1",
+    .data_schema = kSchema.text,
+    .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
+    .reversibility = contract::Reversibility::IrreversibleBounded,
+    .guarantees = "deterministic, atomic, all_or_nothing, mode_preserved, no_litter, "
+                  "bounded_memory",
+    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
+                   "second's wait, then conflict.locked); witnesses are resolved on the "
+                   "snapshot read under that lock",
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256))
+    errs.push_back(contract::make_error("args.bad-value",
+                                        "--if-sha256 must be 64 hex digits (a SHA-256).",
+                                        Json::object({{"flag", "if-sha256"}})));
+  if (!a.stdin_edits && !a.edits_file)
+    errs.push_back(contract::make_error(
+        "args.required-flag", "the edits must come from --stdin or --edits-file PATH.",
+        Json::object({{"flags", Json::array({"--stdin", "--edits-file"})}})));
+}
+
+contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint64_t max,
+                          contract::Context& ctx, uint64_t need = 0) {
+  contract::Error e = contract::make_error(
+      "limit.input-too-large",
+      contract::printable(what) + " is " + (exact ? "" : "more than ") + std::to_string(size) +
+          " bytes, past --max-bytes " + std::to_string(max) + ".",
+      Json::object({{"source", Json::bytes(what)}, {"bytes", size}, {"exact", exact},
+                    {"max_bytes", max}, {"ceiling", kMaxBytesCeiling}}));
+  need = std::max(need, size);
+  if (exact && need <= kMaxBytesCeiling) {
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
+    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
+  } else {
+    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
+  }
+  return e;
+}
+
+// The edits list, from stdin or --edits-file, at most max_bytes.
+// Past the cap, *over is set to the size (0: past the ceiling) and nothing is returned: the
+// error waits until the target's size is known, so its retry raises the cap enough for both.
+std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uint64_t& over) {
+  std::string bytes;
+  if (a.edits_file) {
+    auto opened = os::open_read(ctx.root_fd(), *a.edits_file, os::Want::File, *a.edits_file);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), *a.edits_file, &bytes,
+                                a.max_bytes);
+    if (auto* e = std::get_if<contract::Error>(&hashed)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    if (!std::get<os::Hashed>(hashed).kept) {
+      over = std::get<os::Hashed>(hashed).bytes;
+      return std::nullopt;
+    }
+    return bytes;
+  }
+  std::vector<char> buf(64 * 1024);
+  uint64_t total = 0;
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ctx.error(os::errno_error(errno, "standard input", "read"));
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    if (total <= a.max_bytes) bytes.append(buf.data(), static_cast<size_t>(n));
+    if (total > kMaxBytesCeiling) {
+      ctx.error(too_large("standard input", kMaxBytesCeiling, false, a.max_bytes, ctx));
+      return std::nullopt;
+    }
+  }
+  if (total > a.max_bytes) {
+    over = total;
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+struct Line {
+  std::string_view raw;  // without '\n', '\r' kept; line 1 without the BOM
+  bool newline = true;
+};
+
+std::vector<Line> split(std::string_view body) {
+  std::vector<Line> lines;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t nl = body.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      lines.push_back({body.substr(pos), false});
+      break;
+    }
+    lines.push_back({body.substr(pos, nl - pos), true});
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+// Where a witness that resolves nowhere most likely pointed: a line whose window hash at some
+// radius in [kMinRadius, kMaxRadius] equals it (its neighbourhood is intact but the radius that
+// makes it unique moved). -1 when there is none.
+int64_t best_guess(std::span<const uint64_t> h, uint32_t value) {
+  const int64_t n = static_cast<int64_t>(h.size());
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t w = text::witness_mix(h[static_cast<size_t>(i)], 0, 0, 0);
+    for (int64_t r = 1; r <= text::kMaxRadius; ++r) {
+      uint64_t left = i - r >= 0 ? h[static_cast<size_t>(i - r)] : kEdge;
+      uint64_t right = i + r < n ? h[static_cast<size_t>(i + r)] : kEdge;
+      w = text::witness_mix(w, left, right, r);
+      if (r >= text::kMinRadius && (w & 0xFFFFFF) == value) return i;
+    }
+  }
+  return -1;
+}
+
+Json around(const std::vector<Line>& lines, const std::vector<uint32_t>& w, int64_t center,
+            text::Eol eol) {
+  Json out = Json::array();
+  const int64_t n = static_cast<int64_t>(lines.size());
+  if (n == 0) return out;
+  center = std::clamp<int64_t>(center, 0, n - 1);
+  for (int64_t i = std::max<int64_t>(0, center - kAround); i <= std::min(n - 1, center + kAround); ++i) {
+    auto k = static_cast<size_t>(i);
+    out.push(Json::object({{"n", i + 1},
+                           {"witness", text::witness_text(w[k])},
+                           {"text", Json::bytes(text::shown_line(lines[k].raw, eol))}}));
+  }
+  return out;
+}
+
+Json run(const Args& a, contract::Context& ctx) {
+  auto fail = [&](contract::Error e) {
+    ctx.error(std::move(e));
+    return Json(nullptr);
+  };
+  const std::string source = a.edits_file ? *a.edits_file : std::string("-");
+  uint64_t over = 0;
+  auto raw = read_edits(a, ctx, over);
+  if (!raw) {
+    if (!over) return nullptr;
+    // The target's size from lstat (nothing of it is read), so one retry clears both caps.
+    uint64_t target = 0;
+    auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
+    if (auto* p = std::get_if<os::Place>(&placed)) {
+      auto looked = os::look(*p);
+      if (auto* en = std::get_if<os::Entry>(&looked))
+        if (en->kind == os::Entry::Kind::File) target = static_cast<uint64_t>(en->st.st_size);
+    }
+    return fail(too_large(source, over, true, a.max_bytes, ctx, target));
+  }
+  auto parsed = text::parse_line_edits(*raw);
+  if (auto* pe = std::get_if<text::EditsError>(&parsed)) {
+    if (pe->kind == text::EditsError::Kind::Syntax)
+      return fail(contract::make_error(
+          "parse.json", pe->message,
+          Json::object({{"source", Json::bytes(source)}, {"offset", pe->offset}})));
+    Json detail = Json::object({{"source", Json::bytes(source)}, {"index", pe->index}});
+    if (!pe->field.empty()) detail.set("field", Json::bytes(pe->field));
+    return fail(contract::make_error("args.bad-value", pe->message, std::move(detail)));
+  }
+  const auto& edits = std::get<std::vector<text::LineEdit>>(parsed);
+
+  auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
+  if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
+  os::Place& place = std::get<os::Place>(placed);
+  os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
+  if (!a.dry_run) {
+    auto locked = os::lock(place);
+    if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
+    held = std::move(std::get<os::DirLock>(locked));
+  }
+  auto looked = os::look(place);
+  if (auto* e = std::get_if<contract::Error>(&looked)) return fail(std::move(*e));
+  const os::Entry& entry = std::get<os::Entry>(looked);
+  if (entry.kind == os::Entry::Kind::Missing) return fail(os::errno_error(ENOENT, a.path, "open"));
+  if (entry.kind != os::Entry::Kind::File) return fail(os::wrong_kind(place, entry));
+  auto opened = os::open_existing(place);
+  if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
+  auto& file = std::get<os::Opened>(opened);
+  std::string before_bytes;
+  auto hashed = os::sha256_fd(file.fd.get(), a.path, &before_bytes, a.max_bytes);
+  if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
+  const os::Hashed& h = std::get<os::Hashed>(hashed);
+  if (!h.kept) return fail(too_large(a.path, h.bytes, true, a.max_bytes, ctx));
+  const std::string before = h.hex;
+  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before) {
+    contract::Error e = contract::make_error(
+        "precondition.hash-mismatch",
+        "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
+        Json::object({{"path", Json::bytes(a.path)},
+                      {"expected", os::lower_hex(*a.if_sha256)},
+                      {"actual_sha256", before}}));
+    e.repair = contract::Repair::none(
+        "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
+        "decide");
+    return fail(std::move(e));
+  }
+
+  // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
+  const bool bom = text::has_bom(before_bytes);
+  std::string_view body = std::string_view(before_bytes).substr(bom ? 3 : 0);
+  std::vector<Line> lines = split(body);
+  text::EolCounter counter;
+  std::vector<uint64_t> hashes;
+  hashes.reserve(lines.size());
+  for (const Line& l : lines) {
+    counter.add(l.raw, l.newline);
+    hashes.push_back(text::line_hash(l.raw));
+  }
+  const text::Eol eol = counter.result();
+  const std::vector<uint32_t> witness = text::all_witnesses(hashes);
+  std::multimap<uint32_t, size_t> by_value;
+  for (size_t i = 0; i < witness.size(); ++i) by_value.emplace(witness[i], i);
+
+  // Resolve every witness before anything changes; every failure is reported.
+  std::vector<size_t> target(edits.size());
+  std::map<size_t, size_t> named;  // line -> the first edit that named it
+  bool refused = false;
+  for (size_t k = 0; k < edits.size(); ++k) {
+    auto [lo, hi] = by_value.equal_range(edits[k].value);
+    std::vector<size_t> hits;
+    for (auto it = lo; it != hi; ++it) hits.push_back(it->second);
+    std::string reason;
+    int64_t guess = 0;
+    if (hits.size() == 1) {
+      target[k] = hits[0];
+      auto [it, fresh] = named.emplace(hits[0], k);
+      if (fresh) continue;
+      reason = "named-twice";
+      guess = static_cast<int64_t>(hits[0]);
+    } else if (hits.empty()) {
+      reason = "no-match";
+      guess = best_guess(hashes, edits[k].value);
+    } else {
+      reason = "several";
+      guess = static_cast<int64_t>(hits[0]);
+    }
+    refused = true;
+    Json matches = Json::array();
+    for (size_t i : hits) matches.push(i + 1);
+    Json detail = Json::object({{"path", Json::bytes(a.path)},
+                                {"index", k},
+                                {"witness", edits[k].witness},
+                                {"reason", reason},
+                                {"matches", std::move(matches)},
+                                {"guess", guess >= 0 ? Json(guess + 1) : Json(nullptr)},
+                                {"around", around(lines, witness, std::max<int64_t>(guess, 0), eol)},
+                                {"actual_sha256", before}});
+    std::string message =
+        reason == "no-match" ? "witness " + edits[k].witness + " (edit " + std::to_string(k) +
+                                   ") names no line: the lines near it changed since it was read."
+        : reason == "several" ? "witness " + edits[k].witness + " (edit " + std::to_string(k) +
+                                    ") names several lines."
+                              : "edit " + std::to_string(k) + " names line " +
+                                    std::to_string(hits[0] + 1) + ", which an earlier edit names.";
+    contract::Error e = contract::make_error("precondition.stale-witness", message + " Nothing was written.",
+                                             std::move(detail));
+    e.repair = contract::Repair::none(
+        "the lines changed since they were read: detail.around has fresh witnesses of the "
+        "lines there; check them and decide");
+    ctx.error(std::move(e));
+  }
+  if (refused) return nullptr;
+
+  std::vector<const text::LineEdit*> edit_of(lines.size(), nullptr);
+  for (size_t k = 0; k < edits.size(); ++k) edit_of[target[k]] = &edits[k];
+  std::string after_bytes = bom ? std::string(text::kBom) : std::string();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    if (!edit_of[i]) {
+      after_bytes += l.raw;
+      if (l.newline) after_bytes += '\n';
+      continue;
+    }
+    // New lines end as the file's lines do: "\r\n" in a CRLF file; in a mixed file as the
+    // replaced line did. The last line keeps its missing final newline.
+    const bool crlf = eol == text::Eol::Crlf ||
+                      (eol == text::Eol::Mixed && !l.raw.empty() && l.raw.back() == '\r');
+    const auto& repl = edit_of[i]->lines;
+    for (size_t j = 0; j < repl.size(); ++j) {
+      after_bytes += repl[j];
+      if (j + 1 < repl.size() || l.newline) after_bytes += crlf ? "\r\n" : "\n";
+    }
+  }
+  const bool changed = after_bytes != before_bytes;
+  const std::string after = changed ? os::sha256_hex(after_bytes) : before;
+
+  text::DiffOptions opt;
+  opt.max_lines = a.max_diff_lines;
+  text::Diff d = text::diff_lines(before_bytes, after_bytes, opt);
+  Json data = Json::object({{"path", Json::bytes(a.path)},
+                            {"changed", changed},
+                            {"edits", edits.size()},
+                            {"before_sha256", before},
+                            {"after_sha256", after},
+                            {"diff", text::diff_json(d)},
+                            {"diff_truncated", d.truncated}});
+  if (a.dry_run) {
+    Json planned = Json::array();
+    if (changed) {
+      if (os::has_stale_temp(place))
+        planned.push(Json::object({{"op", "remove-stale-temporary"},
+                                   {"path", Json::bytes(os::temp_name(place.name))}}));
+      planned.push(Json::object({{"op", "replace"},
+                                 {"path", Json::bytes(a.path)},
+                                 {"before_sha256", before},
+                                 {"after_sha256", after},
+                                 {"bytes", after_bytes.size()}}));
+    }
+    ctx.dry_run(std::move(planned));
+    return data;
+  }
+  if (changed) {
+    os::CommitOptions copt;
+    copt.replace = os::Replace::Allow;
+    copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
+    copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
+    if (auto e = os::commit_file(place, after_bytes, copt)) return fail(std::move(*e));
+  }
+  return data;
+}
+
+void render_text(const Json& data, std::string& out) {
+  out += contract::printable(data.get("path")->str());
+  out += data.get("changed")->as_bool() ? ": " : ": unchanged, ";
+  out += std::to_string(data.get("edits")->as_uint()) + " edit(s), sha256 " +
+         data.get("after_sha256")->str() + "\n";
+  const Json* diff = data.get("diff");
+  if (diff && !diff->is_null()) text::render_diff(*diff, out);
+  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}
