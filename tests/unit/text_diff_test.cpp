@@ -1,0 +1,271 @@
+// text_diff_test.cpp — the structured line diff: hunks as diff -u writes them, the missing
+// final newline, CRLF shown under the eol policy, caps that cut consistently, and on random
+// inputs: applying the hunks gives back the new text exactly, and the script is minimal
+// (checked against an LCS computed by dynamic programming).
+#include "text/diff.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string applied(std::string_view a, const text::Diff& d) {
+  std::string out;
+  EXPECT_TRUE(text::apply(a, d, out));
+  return out;
+}
+
+std::string ops(const text::Hunk& h) {
+  std::string s;
+  for (auto& l : h.lines) s += l.op;
+  return s;
+}
+
+std::vector<std::string> lines_of(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find('\n', i);
+    if (j == std::string_view::npos) {
+      out.emplace_back(std::string(s.substr(i)) + "<no-newline>");
+      break;
+    }
+    out.emplace_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+size_t lcs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<std::vector<size_t>> t(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j)
+      t[i][j] = a[i - 1] == b[j - 1] ? t[i - 1][j - 1] + 1 : std::max(t[i - 1][j], t[i][j - 1]);
+  return t[a.size()][b.size()];
+}
+
+TEST(Diff, IdenticalHasNoHunks) {
+  auto d = text::diff_lines("a\nb\n", "a\nb\n");
+  EXPECT_EQ(d.added, 0u);
+  EXPECT_EQ(d.removed, 0u);
+  EXPECT_TRUE(d.hunks.empty());
+  EXPECT_FALSE(d.truncated);
+  EXPECT_TRUE(text::diff_lines("", "").hunks.empty());
+}
+
+TEST(Diff, NewFileIsOneHunkFromZero) {
+  auto d = text::diff_lines("", "x\ny\n");
+  ASSERT_EQ(d.hunks.size(), 1u);
+  const auto& h = d.hunks[0];
+  EXPECT_EQ(h.old_start, 0u);
+  EXPECT_EQ(h.old_lines, 0u);
+  EXPECT_EQ(h.new_start, 1u);
+  EXPECT_EQ(h.new_lines, 2u);
+  EXPECT_EQ(ops(h), "++");
+  EXPECT_EQ(d.added, 2u);
+  EXPECT_EQ(d.old_eol, text::Eol::None);
+  EXPECT_EQ(d.new_eol, text::Eol::Lf);
+}
+
+TEST(Diff, ChangeInTheMiddleHasThreeLinesOfContext) {
+  std::string a, b;
+  for (int i = 1; i <= 20; ++i) {
+    a += std::to_string(i) + "\n";
+    b += (i == 10 ? std::string("ten") : std::to_string(i)) + "\n";
+  }
+  auto d = text::diff_lines(a, b);
+  ASSERT_EQ(d.hunks.size(), 1u);
+  const auto& h = d.hunks[0];
+  // diff -u: @@ -7,7 +7,7 @@
+  EXPECT_EQ(h.old_start, 7u);
+  EXPECT_EQ(h.old_lines, 7u);
+  EXPECT_EQ(h.new_start, 7u);
+  EXPECT_EQ(h.new_lines, 7u);
+  EXPECT_EQ(ops(h), "   -+   ");
+  EXPECT_EQ(h.lines[3].text, "10");
+  EXPECT_EQ(h.lines[4].text, "ten");
+  EXPECT_EQ(applied(a, d), b);
+}
+
+TEST(Diff, NearbyChangesShareAHunkFarOnesDoNot) {
+  std::string a, near, far;
+  for (int i = 1; i <= 40; ++i) {
+    a += std::to_string(i) + "\n";
+    near += (i == 10 || i == 16 ? "x" : std::to_string(i)) + std::string("\n");
+    far += (i == 10 || i == 18 ? "x" : std::to_string(i)) + std::string("\n");
+  }
+  // 5 unchanged lines between: within 2 * 3 context, one hunk (as diff -u joins them).
+  EXPECT_EQ(text::diff_lines(a, near).hunks.size(), 1u);
+  // 7 between: two hunks.
+  auto d = text::diff_lines(a, far);
+  ASSERT_EQ(d.hunks.size(), 2u);
+  EXPECT_EQ(d.hunks[0].old_start, 7u);
+  EXPECT_EQ(d.hunks[1].old_start, 15u);
+  EXPECT_EQ(applied(a, d), far);
+}
+
+TEST(Diff, PureInsertionStartsAfterTheLineBefore) {
+  auto d = text::diff_lines("a\nb\n", "a\nb\nc\n");
+  ASSERT_EQ(d.hunks.size(), 1u);
+  // diff -u: @@ -1,2 +1,3 @@
+  EXPECT_EQ(d.hunks[0].old_start, 1u);
+  EXPECT_EQ(d.hunks[0].old_lines, 2u);
+  EXPECT_EQ(d.hunks[0].new_lines, 3u);
+  auto del = text::diff_lines("a\n", "");
+  // diff -u: @@ -1 +0,0 @@
+  EXPECT_EQ(del.hunks[0].old_start, 1u);
+  EXPECT_EQ(del.hunks[0].new_start, 0u);
+  EXPECT_EQ(del.hunks[0].new_lines, 0u);
+}
+
+TEST(Diff, MissingFinalNewlineIsALineThatDiffers) {
+  auto d = text::diff_lines("a\nb", "a\nb\n");
+  EXPECT_EQ(d.added, 1u);
+  EXPECT_EQ(d.removed, 1u);
+  ASSERT_EQ(d.hunks.size(), 1u);
+  EXPECT_EQ(ops(d.hunks[0]), " -+");
+  EXPECT_FALSE(d.hunks[0].lines[1].newline);
+  EXPECT_TRUE(d.hunks[0].lines[2].newline);
+  EXPECT_EQ(applied("a\nb", d), "a\nb\n");
+  auto j = text::diff_json(d);
+  const auto& lines = j.get("hunks")->items()[0].get("lines")->items();
+  EXPECT_TRUE(lines[1].get("no_newline"));
+  EXPECT_FALSE(lines[2].get("no_newline"));
+}
+
+TEST(Diff, CrlfLinesAreShownWithoutTheirCarriageReturn) {
+  std::string a = "one\r\ntwo\r\nthree\r\n", b = "one\r\n2\r\nthree\r\n";
+  auto d = text::diff_lines(a, b);
+  EXPECT_EQ(d.old_eol, text::Eol::Crlf);
+  EXPECT_EQ(d.hunks[0].lines[1].text, "two\r");  // raw: apply gives the bytes back
+  EXPECT_EQ(applied(a, d), b);
+  auto j = text::diff_json(d);
+  const auto& lines = j.get("hunks")->items()[0].get("lines")->items();
+  EXPECT_EQ(lines[1].get("text")->str(), "two");
+  EXPECT_EQ(lines[2].get("text")->str(), "2");
+  EXPECT_EQ(j.get("old_eol")->str(), "crlf");
+  // A mixed file is raw: the stray '\r' stays visible.
+  auto m = text::diff_json(text::diff_lines("a\r\nb\n", "a\r\nc\n"));
+  EXPECT_EQ(m.get("hunks")->items()[0].get("lines")->items()[0].get("text")->str(), "a\r");
+}
+
+TEST(Diff, BomTabsAndBinaryBytesArePreserved) {
+  std::string a = "\xEF\xBB\xBFhead\n\tx\n\xff\xfe\n", b = "\xEF\xBB\xBFhead\n\ty\n\xff\xfe\n";
+  auto d = text::diff_lines(a, b);
+  EXPECT_EQ(applied(a, d), b);
+  EXPECT_EQ(d.hunks[0].lines[0].text, "\xEF\xBB\xBFhead");
+  auto j = text::diff_json(d);
+  // Not UTF-8: the line is {"b64":...}, never a replacement character.
+  EXPECT_EQ(j.get("hunks")->items()[0].get("lines")->items()[3].get("text")->type(),
+            contract::Json::Type::Bytes);
+}
+
+TEST(Diff, MaxLinesCutsConsistentlyAndCountsStayWhole) {
+  std::string a, b;
+  for (int i = 0; i < 100; ++i) {
+    a += "old" + std::to_string(i) + "\n";
+    b += "new" + std::to_string(i) + "\n";
+  }
+  text::DiffOptions opt;
+  opt.max_lines = 10;
+  auto d = text::diff_lines(a, b, opt);
+  EXPECT_TRUE(d.truncated);
+  EXPECT_EQ(d.added, 100u);
+  EXPECT_EQ(d.removed, 100u);
+  ASSERT_EQ(d.hunks.size(), 1u);
+  EXPECT_EQ(d.hunks[0].lines.size(), 10u);
+  EXPECT_EQ(d.hunks[0].old_lines, 10u);  // the header counts what is listed
+  EXPECT_EQ(d.hunks[0].new_lines, 0u);
+  opt.max_lines = 0;
+  auto none = text::diff_lines(a, b, opt);
+  EXPECT_TRUE(none.truncated);
+  EXPECT_TRUE(none.hunks.empty());
+  EXPECT_EQ(none.added, 100u);
+  opt.max_lines = UINT64_MAX;
+  opt.max_bytes = 5;
+  auto bytes = text::diff_lines(a, b, opt);
+  EXPECT_TRUE(bytes.truncated);
+  EXPECT_EQ(bytes.hunks.size(), 1u);
+  EXPECT_EQ(bytes.hunks[0].lines.size(), 1u);
+}
+
+TEST(Diff, ExhaustedBudgetFallsBackToAnExactCoarseScript) {
+  std::string a, b;
+  for (int i = 0; i < 300; ++i) {
+    a += std::to_string(i % 7) + "\n";
+    b += std::to_string(i % 5) + "\n";
+  }
+  text::DiffOptions opt;
+  opt.budget = 10;
+  auto d = text::diff_lines(a, b, opt);
+  EXPECT_EQ(applied(a, d), b);
+  auto full = text::diff_lines(a, b);
+  EXPECT_EQ(applied(a, full), b);
+  EXPECT_LE(full.added + full.removed, d.added + d.removed);
+}
+
+std::string random_text(std::mt19937& rng, int max_lines, int alphabet) {
+  std::uniform_int_distribution<int> len(0, max_lines), pick(0, alphabet - 1), coin(0, 3);
+  std::string s;
+  int n = len(rng);
+  for (int i = 0; i < n; ++i) {
+    s += "l" + std::to_string(pick(rng));
+    if (coin(rng) == 0) s += '\r';
+    s += '\n';
+  }
+  if (!s.empty() && coin(rng) == 0) s.pop_back();  // no final newline
+  return s;
+}
+
+TEST(Diff, RandomInputsApplyExactlyAndAreMinimal) {
+  std::mt19937 rng(20240611);
+  for (int round = 0; round < 3000; ++round) {
+    int alphabet = 1 + round % 6;
+    std::string a = random_text(rng, 30, alphabet), b = random_text(rng, 30, alphabet);
+    auto d = text::diff_lines(a, b);
+    ASSERT_EQ(applied(a, d), b) << "round " << round;
+    auto la = lines_of(a), lb = lines_of(b);
+    size_t common = lcs(la, lb);
+    ASSERT_EQ(d.removed, la.size() - common) << "round " << round;
+    ASSERT_EQ(d.added, lb.size() - common) << "round " << round;
+    // Every hunk header counts its lines, and hunks do not overlap.
+    uint64_t last_end = 0;
+    for (auto& h : d.hunks) {
+      uint64_t old_n = 0, new_n = 0;
+      for (auto& l : h.lines) {
+        old_n += l.op != '+';
+        new_n += l.op != '-';
+      }
+      ASSERT_EQ(old_n, h.old_lines);
+      ASSERT_EQ(new_n, h.new_lines);
+      uint64_t start = h.old_lines ? h.old_start - 1 : h.old_start;
+      ASSERT_GE(start, last_end);
+      last_end = start + h.old_lines;
+    }
+  }
+}
+
+TEST(Diff, LargeFilesWithScatteredChangesStayFast) {
+  std::string a, b;
+  for (int i = 0; i < 200000; ++i) {
+    a += "line " + std::to_string(i) + "\n";
+    b += (i % 1000 == 0 ? "changed " : "line ") + std::to_string(i) + "\n";
+  }
+  auto d = text::diff_lines(a, b);
+  EXPECT_EQ(d.added, 200u);
+  EXPECT_EQ(d.removed, 200u);
+  EXPECT_EQ(d.hunks.size(), 200u);
+  EXPECT_EQ(applied(a, d), b);
+}
+
+TEST(Diff, RenderIsDiffUnifiedBody) {
+  auto j = text::diff_json(text::diff_lines("a\nb", "a\nc\n"));
+  std::string out;
+  text::render_diff(j, out);
+  EXPECT_EQ(out, "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n");
+}
+
+}  // namespace
