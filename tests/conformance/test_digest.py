@@ -1,0 +1,554 @@
+"""digest — SHA-256/SHA-512 of files as a stream, gate by gate.
+
+M5 differential against sha256sum/sha512sum (every padding boundary, random sizes and bytes,
+text mode byte for byte including the escaped names), M3 every declared rule reached and
+--verify's rules, M8 confinement (links, FIFO, dot-dot, absolute, swapped during the call),
+M9 peak memory flat at 1, 64 and 256 MiB, and the hostile cases: errors in input order while
+the other files are still hashed, non-UTF-8 names, closed or full stdout, no OpenSSL config.
+Every invocation goes through tack.run, which validates each record against the schema.
+"""
+
+import ctypes
+import hashlib
+import os
+import random
+import subprocess
+import threading
+import time
+
+import pytest
+
+import tack
+from tack import SECRET, run
+
+MiB = 1024 * 1024
+BOUNDARY_SIZES = [0, 1, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, MiB + 1]
+
+
+def digests(r):
+    return [rec for rec in r.json if rec["type"] == "digest"]
+
+
+def end(r):
+    return r.json[-1]
+
+
+def gnu(algo, paths, cwd):
+    """sha256sum/sha512sum's output on the same files."""
+    p = subprocess.run([f"{algo}sum", "--", *paths], capture_output=True, cwd=cwd,
+                       env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    return p.returncode, p.stdout
+
+
+# --- M5: differential against GNU -------------------------------------------------------
+
+@pytest.mark.parametrize("algo", ["sha256", "sha512"])
+def test_boundary_sizes_match_gnu(tmp_path, algo):
+    rnd = random.Random(5)
+    names = []
+    for n in BOUNDARY_SIZES:
+        name = f"s{n}.bin"
+        (tmp_path / name).write_bytes(bytes(rnd.randrange(256) for _ in range(n)))
+        names.append(name)
+    r = run("digest", "--root", tmp_path, "--algo", algo, *names)
+    assert r.exit == 0
+    code, out = gnu(algo, names, tmp_path)
+    assert code == 0
+    want = [line.split(b"  ", 1) for line in out.splitlines()]
+    got = digests(r)
+    assert [(d["hex"].encode(), tack.tob(d["path"])) for d in got] == [(h, n) for h, n in want]
+    assert [d["bytes"] for d in got] == BOUNDARY_SIZES
+    assert all(d["algo"] == algo for d in got)
+    assert end(r)["files"] == len(names) and end(r)["bytes"] == sum(BOUNDARY_SIZES)
+    assert end(r)["errors"] == 0 and end(r)["complete"] is True
+    # the same bytes, text mode: sha256sum's output exactly
+    t = run("digest", "--root", tmp_path, "--algo", algo, "--format", "text", *names)
+    assert t.exit == 0 and t.out == out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_sizes_and_bytes_match_gnu_and_hashlib(tmp_path, seed):
+    rnd = random.Random(seed)
+    names = []
+    for i in range(8):
+        n = rnd.choice([rnd.randrange(0, 300), rnd.randrange(0, 70000), rnd.randrange(0, 3 * MiB)])
+        data = rnd.randbytes(n) if i % 2 else bytes(rnd.choice(b"ab\n\r\0\xff") for _ in range(n))
+        name = f"r{i}.bin"
+        (tmp_path / name).write_bytes(data)
+        names.append(name)
+    for algo in ("sha256", "sha512"):
+        t = run("digest", "--root", tmp_path, "--algo", algo, "--format", "text", *names)
+        assert (0, t.out) == gnu(algo, names, tmp_path)
+        r = run("digest", "--root", tmp_path, "--algo", algo, *names)
+        for d, name in zip(digests(r), names):
+            data = (tmp_path / name).read_bytes()
+            assert d["hex"] == hashlib.new(algo, data).hexdigest()
+            assert d["bytes"] == len(data)
+
+
+def test_chunk_boundaries_around_the_read_buffer(tmp_path):
+    """Sizes on either side of every plausible buffer size, so a short or split read shows."""
+    rnd = random.Random(9)
+    names = []
+    for base in (4096, 65536, 131072, 262144, 524288, 1048576):
+        for n in (base - 1, base, base + 1):
+            name = f"b{n}.bin"
+            (tmp_path / name).write_bytes(rnd.randbytes(n))
+            names.append(name)
+    t = run("digest", "--root", tmp_path, "--format", "text", *names)
+    assert (0, t.out) == gnu("sha256", names, tmp_path)
+
+
+def test_odd_names_in_text_mode_are_escaped_as_sha256sum_does(tree):
+    """sha256sum prefixes a line with '\\' and escapes \\, \\n, \\r when the name holds one."""
+    names = [b"back\\slash", b"new\nline", b"car\rriage", b"all\\\n\r", b"plain name",
+             b"\xff\xfe-latin.txt", b"-rf", b"it's \"quoted\""]
+    for n in names:
+        tree.write(n, b"content of " + n)
+    t = run("digest", "--root", tree.root, "--format", "text", "--", *names)
+    code, out = gnu("sha256", names, tree.root)
+    assert code == 0 and t.exit == 0 and t.out == out
+    assert t.out.count(b"\n") == len(names)  # one line per file, whatever the name holds
+    r = run("digest", "--root", tree.root, "--", *names)
+    assert [tack.tob(d["path"]) for d in digests(r)] == names
+    assert digests(r)[5]["path"] == {"b64": tack.base64.b64encode(names[5]).decode()}
+
+
+def test_large_file_streams(tmp_path):
+    data = random.Random(3).randbytes(5 * MiB + 17)
+    (tmp_path / "big.bin").write_bytes(data)
+    r = run("digest", "--root", tmp_path, "--algo", "sha512", "big.bin")
+    assert digests(r)[0]["hex"] == hashlib.sha512(data).hexdigest()
+    assert digests(r)[0]["bytes"] == len(data)
+
+
+# --- errors per path, in input order ------------------------------------------------------
+
+def test_errors_in_input_order_while_the_rest_is_hashed(tree):
+    tree.fifo("fifo")
+    args = ["plain.txt", "missing.txt", "crlf.txt", "dir", "fifo", "link_out_file",
+            "empty.txt"]
+    r = run("digest", "--root", tree.root, *args, timeout=10)
+    kinds = [(rec["type"], rec.get("path") or rec.get("error", {}).get("rule"))
+             for rec in r.json[:-1]]
+    assert kinds == [("digest", "plain.txt"), ("error", "io.not-found"),
+                     ("digest", "crlf.txt"), ("error", "io.is-a-directory"),
+                     ("error", "io.special-file"), ("error", "path.symlink"),
+                     ("digest", "empty.txt")]
+    assert r.exit == 3  # the first error decides
+    e = end(r)
+    assert (e["ok"], e["complete"], e["files"], e["errors"]) == (False, False, 3, 4)
+    assert e["bytes"] == len(tack.PLAIN) + len(tack.CRLF)
+    assert digests(r)[2]["hex"] == hashlib.sha256(b"").hexdigest()
+    for rec in r.json:
+        if rec["type"] == "error":
+            assert tack.tob(rec["error"]["detail"]["path"]) in [a.encode() for a in args]
+
+
+def test_text_mode_errors_go_to_stderr_and_hashes_still_print(tree):
+    r = run("digest", "--root", tree.root, "--format", "text", "missing.txt", "plain.txt")
+    assert r.exit == 3
+    assert r.out == hashlib.sha256(tack.PLAIN).hexdigest().encode() + b"  plain.txt\n"
+    assert r.err.startswith(b"digest: io.not-found: ")
+
+
+def test_same_file_twice_and_many_paths(tree):
+    names = ["plain.txt"] * 3 + ["crlf.txt"] * 200
+    r = run("digest", "--root", tree.root, *names)
+    assert [tack.tob(d["path"]) for d in digests(r)] == [n.encode() for n in names]
+    assert end(r)["files"] == 203
+
+
+def test_normalized_path_is_reported(tree):
+    r = run("digest", "--root", tree.root, "./dir//sub/./deep.txt")
+    assert digests(r)[0]["path"] == "dir/sub/deep.txt"
+    assert digests(r)[0]["hex"] == hashlib.sha256(tack.DEEP).hexdigest()
+
+
+# --- --verify -----------------------------------------------------------------------------
+
+def test_verify_match_is_success(tree):
+    h = hashlib.sha256(tack.PLAIN).hexdigest()
+    for given in (h, h.upper()):
+        r = run("digest", "--root", tree.root, "--verify", given, "plain.txt")
+        assert r.exit == 0 and end(r)["ok"] is True and r.errors == []
+    h512 = hashlib.sha512(tack.PLAIN).hexdigest()
+    r = run("digest", "--root", tree.root, "--algo", "sha512", "--verify", h512, "plain.txt")
+    assert r.exit == 0
+
+
+def test_verify_mismatch_comes_after_the_record(tree):
+    wrong = hashlib.sha256(b"something else").hexdigest()
+    r = run("digest", "--root", tree.root, "--verify", wrong.upper(), "plain.txt")
+    assert r.exit == 8 and [x["type"] for x in r.json] == ["digest", "error", "end"]
+    e = r.errors[0]
+    assert e["rule"] == "precondition.hash-failed"
+    actual = hashlib.sha256(tack.PLAIN).hexdigest()
+    assert e["detail"]["expected"] == wrong and e["detail"]["actual"] == actual
+    assert e["detail"]["algo"] == "sha256" and e["detail"]["path"] == "plain.txt"
+    assert e["repair"]["kind"] == "none"
+    assert r.json[0]["hex"] == actual
+    assert end(r)["complete"] is False and end(r)["errors"] == 1
+
+
+def test_verify_mismatch_in_text_mode(tree):
+    wrong = "0" * 64
+    r = run("digest", "--root", tree.root, "--format", "text", "--verify", wrong, "plain.txt")
+    assert r.exit == 8 and r.err.startswith(b"digest: precondition.hash-failed: ")
+    assert r.out.endswith(b"  plain.txt\n")
+
+
+def test_verify_on_a_missing_file_is_the_io_error_only(tree):
+    r = run("digest", "--root", tree.root, "--verify", "a" * 64, "missing.txt")
+    assert r.rules == ["io.not-found"]
+
+
+@pytest.mark.parametrize("algo,value,why", [
+    ("sha256", "abc", "short"),
+    ("sha256", "g" * 64, "not hex"),
+    ("sha256", "a" * 128, "sha512 length"),
+    ("sha512", "a" * 64, "sha256 length"),
+    ("sha256", "a" * 63 + " ", "space"),
+    ("sha256", "", "empty"),
+    ("sha256", "\u00e9" * 32, "non-ascii"),
+])
+def test_verify_bad_hex_is_an_argument_error(tree, algo, value, why):
+    tree.fifo("fifo")
+    r = run("digest", "--root", tree.root, "--algo", algo, "--verify", value, "fifo", timeout=5)
+    assert r.rules == ["args.bad-value"], why
+    assert r.exit == 2 and r.errors[0]["detail"]["flag"] == "verify"
+    assert [x["type"] for x in r.json] == ["error", "end"]
+    if why.endswith("length"):  # a whole hash of the other algorithm: retry with it
+        other = "sha512" if algo == "sha256" else "sha256"
+        assert f"--algo={other}" in [tack.tob(x).decode() for x in r.errors[0]["repair"]["argv"]]
+        assert r.retried[0].rules == ["io.special-file"]  # the retry ran and got past args
+    else:
+        assert r.errors[0]["repair"] is None
+
+
+def test_verify_with_several_paths_is_a_conflict(tree):
+    r = run("digest", "--root", tree.root, "--verify", "a" * 64, "plain.txt", "crlf.txt")
+    assert r.rules == ["args.conflict"] and r.exit == 2
+    assert r.errors[0]["detail"]["paths"] == 2
+    assert digests(r) == []
+
+
+# --- M3: every declared rule reached ------------------------------------------------------
+
+R = "{root}"
+FIXTURES = [
+    ("args.unknown-flag", [R, "--algo-x", "sha256", "plain.txt"], {}),
+    ("args.unknown-flag", [R, "--verfy", "0" * 64, "plain.txt"], {}),
+    ("args.missing-value", [R, "plain.txt", "--algo"], {}),
+    ("args.bad-value", [R, "--algo", "md5", "plain.txt"], {}),
+    ("args.bad-value", [R, "--verify", "xyz", "plain.txt"], {}),
+    ("args.unexpected-value", [R, "--help=1", "plain.txt"], {}),
+    ("args.duplicate-flag", [R, "--algo", "sha256", "-a", "sha512", "plain.txt"], {}),
+    ("args.conflict", [R, "--verify", "0" * 64, "plain.txt", "crlf.txt"], {}),
+    ("args.missing-operand", [R], {}),
+    ("path.empty", [R, ""], {}),
+    ("path.dotdot", [R, "dir/../plain.txt"], {}),
+    ("path.absolute", [R, R + "/plain.txt"], {}),
+    ("path.outside-root", [R, "/etc/passwd"], {}),
+    ("path.too-long", [R, "a" * 4097], {}),
+    ("path.symlink", [R, "link_out_file"], {}),
+    ("io.not-found", [R, "missing.txt"], {}),
+    ("io.not-a-directory", [R, "plain.txt/x"], {}),
+    ("io.is-a-directory", [R, "dir"], {}),
+    ("io.special-file", [R, "fifo"], {}),
+    ("io.special-file", ["/dev/zero"], {}),
+    ("io.permission-denied", [R, "noaccess.txt"], {"wrap": tack.NO_DAC}),
+    ("io.read-failed", ["/proc/self/mem"], {}),
+    ("precondition.hash-failed", [R, "--verify", "0" * 64, "plain.txt"], {}),
+]
+
+
+def _fixture(tree, args, opts, extra=()):
+    tree.fifo("fifo") if not os.path.exists(tree.p("fifo")) else None
+    if not os.path.exists(tree.p("noaccess.txt")):
+        tree.no_access("noaccess.txt")
+    a = []
+    for x in args:
+        if x == R:
+            a += ["--root", str(tree.root)]
+        else:
+            a.append(x.replace(R, str(tree.root)))
+    return run("digest", *extra, *a, wrap=opts.get("wrap"), cwd=tree.root.parent, timeout=10)
+
+
+@pytest.mark.parametrize("fx", FIXTURES, ids=[f"{f[0]}-{i}" for i, f in enumerate(FIXTURES)])
+def test_fixture_reaches_its_rule(tree, fx):
+    rule, args, opts = fx
+    r = _fixture(tree, args, opts)
+    assert r.rules and r.rules[0] == rule, r
+    assert r.exit == tack.CATALOGUE[rule]
+    assert end(r)["ok"] is False and end(r)["complete"] is False
+    t = _fixture(tree, args, opts, extra=("--format", "text"))
+    assert t.exit == tack.CATALOGUE[rule] and t.err.startswith(f"digest: {rule}: ".encode())
+
+
+def test_reached_rules_equal_declared_rules(tree):
+    reached = set()
+    for rule, args, opts in FIXTURES:
+        reached.update(_fixture(tree, args, opts).rules)
+    declared = set(tack.declared_rules("digest"))
+    assert reached == declared, (declared - reached, reached - declared)
+
+
+def test_retry_repairs_were_executed_and_cleared(tree):
+    before = len(tack.RETRIES)
+    h512 = hashlib.sha512(tack.PLAIN).hexdigest()
+    r = run("digest", "--root", tree.root, "--verify", h512, "plain.txt")
+    assert r.rules == ["args.bad-value"] and r.retried[0].exit == 0
+    assert digests(r.retried[0])[0]["algo"] == "sha512"
+    r = run("digest", "--root", tree.root, "--algo", "sha512", "--verify", h512[:64], "plain.txt")
+    assert r.retried[0].rules == ["precondition.hash-failed"]  # the retry runs; the hash differs
+    r = run("digest", "--root", tree.root, "--verfy", hashlib.sha256(tack.PLAIN).hexdigest(),
+            "plain.txt")
+    assert r.retried and r.retried[0].exit == 0
+    r = run("digest", "--root", tree.root, "dir/./sub/../../plain.txt")
+    assert r.retried[0].exit == 0
+    assert digests(r.retried[0])[0]["path"] == "plain.txt"
+    r = run("digest", "--root", tree.root, f"{tree.root}/dir/sub/deep.txt")
+    assert r.retried[0].exit == 0
+    assert digests(r.retried[0])[0]["hex"] == hashlib.sha256(tack.DEEP).hexdigest()
+    rules = {x["rule"] for x in tack.RETRIES[before:] if x["tool"] == "digest"}
+    assert rules == {"args.unknown-flag", "args.bad-value", "path.dotdot", "path.absolute"}
+
+
+def test_argument_errors_read_nothing(tree, tmp_path):
+    def trace(*args):
+        log = tmp_path / "trace"
+        subprocess.run(["strace", "-qq", "-e", "trace=open,openat,openat2,read", "-o", str(log),
+                        tack.bin_path("digest"), *args], capture_output=True, timeout=30)
+        return [l for l in log.read_text().splitlines()
+                if "plain.txt" in l or l.startswith("read(")]
+    good = trace("--root", str(tree.root), "plain.txt")
+    assert any("plain.txt" in l for l in good) and any(l.startswith("read(") for l in good)
+    for bad in (["--root", str(tree.root), "--verify", "zz", "plain.txt"],
+                ["--root", str(tree.root), "--verify", "0" * 64, "plain.txt", "plain.txt"],
+                ["--root", str(tree.root), "--algo", "md5", "plain.txt"]):
+        assert trace(*bad) == [], bad
+
+
+# --- M8: confinement ----------------------------------------------------------------------
+
+def _no_secret_hash(r):
+    bad = {hashlib.sha256(SECRET + s).hexdigest() for s in (b"\n", b" in dir\n", b" evil\n")}
+    for d in digests(r):
+        assert d["hex"] not in bad, "a file outside the root was hashed"
+
+
+@pytest.mark.parametrize("make,rule", [
+    (lambda t: "link_out_file", "path.symlink"),
+    (lambda t: "link_out_dir/secret.txt", "path.symlink"),
+    (lambda t: t.dangling(), "path.symlink"),
+    (lambda t: t.chain(), "path.symlink"),
+    (lambda t: t.loop(), "path.symlink"),
+    (lambda t: t.mid_link() + b"/sub/deep.txt", "path.symlink"),
+    (lambda t: t.devzero(), "path.symlink"),
+    (lambda t: t.fifo(), "io.special-file"),
+    (lambda t: t.socket(), "io.special-file"),
+    (lambda t: "../outside/secret.txt", "path.dotdot"),
+    (lambda t: "dir/../../outside/secret.txt", "path.dotdot"),
+    (lambda t: f"{t.outside}/secret.txt", "path.outside-root"),
+    (lambda t: f"{t.evil}/secret.txt", "path.outside-root"),
+    (lambda t: f"{t.root}/../outside/secret.txt", "path.outside-root"),
+], ids=["file-link", "dir-link", "dangling", "chain", "loop", "mid-path", "dev-zero", "fifo",
+        "socket", "dotdot", "dotdot-deep", "absolute-outside", "prefix-sibling", "abs-dotdot"])
+def test_confinement_refuses_without_blocking(tree, make, rule):
+    path = make(tree)
+    t = time.monotonic()
+    r = run("digest", "--root", tree.root, path, "plain.txt", timeout=5)
+    assert time.monotonic() - t < 5
+    assert r.rules == [rule], r
+    _no_secret_hash(r)
+    if not rule.startswith("path.") or rule == "path.symlink":
+        # a per-path refusal: the other path was still hashed
+        assert [tack.tob(d["path"]) for d in digests(r)] == [b"plain.txt"]
+
+
+def test_absolute_inside_retry_and_dotdot_inside_retry(tree):
+    r = run("digest", "--root", tree.root, f"{tree.root}/plain.txt")
+    assert r.rules == ["path.absolute"] and r.retried[0].exit == 0
+    r = run("digest", "--root", tree.root, "dir/sub/../../crlf.txt")
+    assert r.rules == ["path.dotdot"] and r.retried[0].exit == 0
+
+
+def test_without_root_links_are_followed_as_given_but_devices_refused(tree):
+    r = run("digest", "link_out_file", cwd=tree.root)
+    assert digests(r)[0]["hex"] == hashlib.sha256(SECRET + b"\n").hexdigest()
+    r = run("digest", tree.devzero(), cwd=tree.root, timeout=5)
+    assert r.rules == ["io.special-file"]
+
+
+def test_file_swapped_for_a_link_during_calls(tree):
+    """A thread exchanges `swap.txt` (a file inside) with a link to the outside secret while
+    digest hashes it: each answer is the inside file's hash or a refusal, never the secret's."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    tree.write("swap.txt", b"inside swap\n")
+    tree.link("swap_link", str(tree.outside / "secret.txt"))
+    a, b = tree.p("swap.txt"), tree.p("swap_link")
+    assert libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0
+    libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)
+    stop = threading.Event()
+
+    def swapper():
+        while not stop.is_set():
+            libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)
+
+    th = threading.Thread(target=swapper)
+    th.start()
+    outcomes = set()
+    inside = hashlib.sha256(b"inside swap\n").hexdigest()
+    try:
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and len(outcomes) < 2:
+            r = run("digest", "--root", tree.root, "swap.txt", "swap.txt", "swap.txt")
+            _no_secret_hash(r)
+            for d in digests(r):
+                assert d["hex"] == inside
+                outcomes.add("hashed")
+            for rule in r.rules:
+                assert rule in ("path.symlink", "io.not-found"), rule
+                outcomes.add(rule)
+    finally:
+        stop.set()
+        th.join()
+    assert "hashed" in outcomes
+
+
+def test_odd_names_are_ordinary(tree):
+    names = tree.odd_names()
+    r = run("digest", "--root", tree.root, "--", *names)
+    assert r.exit == 0
+    got = {tack.tob(d["path"]): d["hex"] for d in digests(r)}
+    assert got == {n: hashlib.sha256(c).hexdigest() for n, c in names.items()}
+    r = run("digest", "--root", tree.root, "--", "introspect")
+    assert digests(r)[0]["hex"] == hashlib.sha256(names[b"introspect"]).hexdigest()
+
+
+# --- hostile output sinks and environment -------------------------------------------------
+
+def test_closed_stdout_is_a_write_failure(tree):
+    p = subprocess.run(f'"{tack.bin_path("digest")}" --root "{tree.root}" plain.txt >&-',
+                       shell=True, capture_output=True, timeout=10)
+    assert p.returncode == 1
+    assert p.stderr.startswith(b"digest: io.write-failed: ") and p.stderr.count(b"\n") == 1
+
+
+def test_full_disk_is_a_write_failure(tree):
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([tack.bin_path("digest"), "--root", str(tree.root), "plain.txt"],
+                           stdout=full, stderr=subprocess.PIPE, timeout=10)
+    assert p.returncode == 1 and p.stderr.startswith(b"digest: io.write-failed: ")
+
+
+def test_closed_pipe_mid_stream_ends_with_exit_1(tmp_path):
+    for i in range(3000):
+        (tmp_path / f"f{i}").write_bytes(b"x" * i)
+    p = subprocess.Popen([tack.bin_path("digest"), "--root", str(tmp_path),
+                          *[f"f{i}" for i in range(3000)]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(100)
+    p.stdout.close()
+    assert p.wait(timeout=20) == 1
+    assert p.stderr.read().startswith(b"digest: io.write-failed: ")
+
+
+def test_openssl_configuration_is_never_read(tree, tmp_path):
+    """The answer depends on the arguments alone: OPENSSL_CONF is not opened, and a config
+    that would fail to load changes nothing."""
+    bad = tmp_path / "bad.cnf"
+    bad.write_text("openssl_conf = nope\n[nope]\nproviders = p\n[p]\nfips = fips_sect\n")
+    log = tmp_path / "trace"
+    env = {"PATH": "/usr/bin:/bin", "OPENSSL_CONF": str(bad), "OPENSSL_MODULES": "/nonexistent"}
+    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat,openat2", "-o", str(log),
+                        tack.bin_path("digest"), "--root", str(tree.root), "plain.txt"],
+                       capture_output=True, env=env, timeout=30)
+    assert p.returncode == 0
+    assert "bad.cnf" not in log.read_text() and "openssl.cnf" not in log.read_text()
+    base = run("digest", "--root", tree.root, "plain.txt")
+    assert p.stdout == base.out
+
+
+def test_locale_and_tz_do_not_change_the_bytes(tree):
+    outs = set()
+    # OPENSSL_ia32cap masks CPU features from OpenSSL (here SHA-NI and AVX): the same hash
+    for env in ({"PATH": "/usr/bin"},
+                {"PATH": "/usr/bin", "LC_ALL": "tr_TR.UTF-8", "TZ": "Asia/Kolkata"},
+                {"PATH": "/usr/bin", "LANG": "de_DE.UTF-8", "OPENSSL_ia32cap": "~0x200000200000000"}):
+        outs.add(run("digest", "--root", tree.root, "plain.txt", "latin1.txt", env=env).out)
+    assert len(outs) == 1
+
+
+# --- M9: memory flat ----------------------------------------------------------------------
+
+def peak_rss_kib(argv):
+    launcher = tack.BIN.parent / "support" / "maxrss"
+    if launcher.exists():
+        p = subprocess.run([str(launcher), *map(str, argv)], capture_output=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return int(p.stdout.split()[-1])
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", *map(str, argv)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    return int(p.stderr.split()[-1])
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("digest-m9")
+    block = random.Random(1).randbytes(MiB)
+    for n in (1, 64, 256):
+        with open(d / f"f{n}.bin", "wb") as f:
+            for _ in range(n):
+                f.write(block)
+    return d
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["sha256", "sha512"])
+def test_peak_rss_is_flat(big_files, algo):
+    rss = {n: peak_rss_kib([tack.bin_path("digest"), "--root", big_files, "--algo", algo,
+                            f"f{n}.bin"]) for n in (1, 64, 256)}
+    assert max(rss.values()) / min(rss.values()) <= 1.5, rss
+    assert max(rss.values()) < 16 * 1024, rss
+
+
+@pytest.mark.slow
+def test_big_file_hash_is_right(big_files):
+    r = run("digest", "--root", big_files, "f256.bin", "f64.bin")
+    assert (0, "".join(f"{d['hex']}  {d['path']}\n" for d in digests(r)).encode()) == \
+        gnu("sha256", ["f256.bin", "f64.bin"], big_files)
+    assert end(r)["bytes"] == 320 * MiB
+
+
+# --- M1: the schema can say no ------------------------------------------------------------
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d.update(hex=d["hex"] * 2),          # sha512's length with algo sha256
+    lambda d: d.update(hex=d["hex"].upper()),
+    lambda d: d.update(algo="md5"),
+    lambda d: d.update(bytes=-1),
+    lambda d: d.pop("bytes"),
+    lambda d: d.update(extra=1),
+], ids=["length-vs-algo", "uppercase", "algo", "negative", "missing", "extra"])
+def test_schema_rejects_broken_records(tree, mutate):
+    rec = dict(digests(run("digest", "--root", tree.root, "plain.txt"))[0])
+    tack.validate("digest", rec)
+    mutate(rec)
+    with pytest.raises(tack.ContractViolation):
+        tack.validate("digest", rec)
+
+
+# --- M2: same bytes whatever the sink -----------------------------------------------------
+
+def test_same_bytes_in_every_sink(tree):
+    for args in (["plain.txt", "missing.txt", "latin1.txt"],
+                 ["--format", "text", "--algo", "sha512", "plain.txt", "crlf.txt"]):
+        argv = [tack.bin_path("digest"), "--root", str(tree.root), *args]
+        seen = {tack.run_sink(argv, sink, env={"PATH": "/usr/bin"}, cwd="/")
+                for sink in tack.SINKS}
+        assert len(seen) == 1, seen
+        assert seen.pop()[1]

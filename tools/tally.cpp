@@ -1,0 +1,598 @@
+// tally.cpp — count distinct lines, or the Nth field of each line, of files or standard input
+// and answer with the most frequent: `cut | sort | uniq -c | sort -rn | head` in one pass.
+// Unlike that pipeline it holds the distinct keys, never the input (memory is set by
+// --max-keys, not by the input's size), counts in a hash table instead of sorting every line,
+// orders ties bytewise, applies the CRLF policy per file, reports what it did not count (a
+// missing field, an over-long line) rather than dropping or clipping it, and stops with a
+// tagged error at the key cap rather than growing without bound.
+#include <poll.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "contract/main.h"
+#include "os/open.h"
+#include "text/eol.h"
+
+namespace {
+
+using contract::Json;
+
+struct Args {
+  std::vector<std::string> files;
+  std::optional<uint64_t> field;
+  std::optional<std::string> delim;
+  uint64_t top = 0;
+  uint64_t max_keys = 0;
+  uint64_t max_line_bytes = 0;
+};
+
+constexpr uint64_t kKeysCeiling = 10'000'000;
+constexpr uint64_t kLineCeiling = 16 * 1024 * 1024;
+constexpr size_t kNamedLines = 100;  // over-long lines named in the error's detail
+
+using contract::Kind;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "field", .short_name = 'f', .kind = Kind::Nat, .bind = &Args::field,
+     .value_name = "N", .ceiling = 65536, .floor = 1,
+     .help = "count the Nth field (1-based) of each line instead of the whole line, fields "
+             "split on --delim as cut -d does; a line with fewer than N fields is not counted "
+             "but added to `skipped`"},
+    {.name = "delim", .short_name = 'd', .kind = Kind::Text, .bind = &Args::delim,
+     .value_name = "D",
+     .help = "the field delimiter for --field: exactly one byte, not \\n or \\r (default: a "
+             "tab, as cut); every delimiter separates two fields, so a,,b has three"},
+    {.name = "top", .short_name = 'n', .kind = Kind::Nat, .bind = &Args::top, .value_name = "N",
+     .fallback = "20", .ceiling = 100000,
+     .help = "how many of the most frequent keys to return; truncated is true when there are "
+             "more distinct keys (0 returns the counts alone)",
+     .limit = true},
+    {.name = "max-keys", .kind = Kind::Nat, .bind = &Args::max_keys, .value_name = "N",
+     .fallback = "1000000", .ceiling = kKeysCeiling, .floor = 1,
+     .help = "the most distinct keys held; the next new key stops the count with "
+             "limit.too-many-keys and the counts so far. Memory is at most about 100 bytes per "
+             "key plus the key's own bytes, and never depends on the size of the input",
+     .limit = true},
+    {.name = "max-line-bytes", .kind = Kind::Nat, .bind = &Args::max_line_bytes,
+     .value_name = "N", .fallback = "1048576", .ceiling = kLineCeiling, .floor = 1,
+     .help = "the longest line read as a key; a longer one is added to `skipped` and named in "
+             "a limit.line-too-long error whose repair raises the cap to the longest one seen",
+     .limit = true},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "FILE", .role = contract::Role::PathRead, .min = 0, .max = contract::kMany,
+     .bind = &Args::files,
+     .help = "the files to count, in order, as one input; standard input when none is given "
+             "or for \"-\"",
+     .dash_is_stdin = true},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes},
+    {"args.missing-value"},
+    {"args.bad-value"},
+    {"args.unexpected-value"},
+    {"args.duplicate-flag"},
+    {"args.required-flag", Repairable::Never, "--delim was given without --field"},
+    {"path.empty"},
+    {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always},
+    {"path.outside-root"},
+    {"path.too-long"},
+    {"path.symlink"},
+    {"io.not-found"},
+    {"io.not-a-directory"},
+    {"io.is-a-directory"},
+    {"io.special-file"},
+    {"io.permission-denied"},
+    {"io.read-failed"},
+    {"limit.line-too-long", Repairable::Sometimes},
+    {"limit.too-many-keys"},
+};
+
+constexpr std::string_view kData =
+    R"({"type":"object","required":["total","distinct","skipped","top","truncated"],)"
+    R"("additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},)"
+    R"("distinct":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},)"
+    R"("top":{"type":"array","items":{"type":"object","required":["key","count"],)"
+    R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"}}})";
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "tally",
+    .summary = "Count distinct lines, or one field of each line, and return the most frequent "
+               "with their counts: total keys counted, distinct keys, lines skipped.",
+    .differs = "Unlike sort | uniq -c | sort -rn it holds only the distinct keys (never the "
+               "input), orders ties bytewise, counts a CRLF file's lines without their \\r, "
+               "strips a UTF-8 BOM from a file's first line, reports skipped lines (a missing "
+               "field, a line past --max-line-bytes) instead of dropping or clipping them, and "
+               "stops at --max-keys with the counts so far. total is the number of keys "
+               "counted; total + skipped is the number of lines read.",
+    .usage = "tally [--root DIR] [--field N [--delim D]] [--top N] [--max-keys N] "
+             "[--max-line-bytes N] [--format json|text] [FILE...]",
+    .output = contract::Output::Document,
+    .schema = "tally.v1",
+    .data_schema = kData,
+    .effects = contract::kReadFiles | contract::kReadStdin,
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+  if (!a.delim) return;
+  if (!a.field) {
+    contract::Error e = contract::make_error(
+        "args.required-flag", "--delim splits fields, so it needs --field N to say which one.",
+        Json::object({{"flag", "field"}, {"needed_by", "delim"}}));
+    e.hint = "add --field N (1-based), or drop --delim to count whole lines.";
+    errs.push_back(std::move(e));
+  }
+  const std::string& d = *a.delim;
+  if (d.size() != 1 || d == "\n" || d == "\r")
+    errs.push_back(contract::make_error(
+        "args.bad-value",
+        d.size() != 1 ? "--delim must be one byte; it has " + std::to_string(d.size()) + "."
+                      : std::string("--delim cannot be a line ending (\\n or \\r)."),
+        Json::object({{"flag", "delim"}, {"value", Json::bytes(d)},
+                      {"expected", "one byte other than \\n and \\r"}})));
+}
+
+// --- the count ---------------------------------------------------------------------------
+
+// Distinct keys and their counts: open addressing with linear probing over 8-byte slots (the
+// hash's high half beside the entry index, so a probe rarely touches an entry that is not the
+// one), entries in insertion order in fixed blocks and key bytes in an arena of fixed blocks,
+// neither of which ever moves: growing costs a rehash of the slots, never a copy of the rest.
+// Lookups come in batches: the slot, then the entry, then the key of each are prefetched
+// before any is compared, so the cache misses of a batch overlap instead of queueing.
+class Counter {
+ public:
+  struct Entry {
+    const char* key;
+    uint32_t len;
+    uint64_t hash;
+    uint64_t count;
+    uint64_t pending;  // counted this file under the optimistic CRLF policy (see Tally)
+  };
+
+  Counter() { resize(1024); }
+
+  static uint64_t hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
+  // Stage 0, 1, 2 of a lookup's prefetch: its first slot, that slot's entry, the entry's key.
+  void prefetch(uint64_t h, int stage) const {
+    if (stage == 0) return __builtin_prefetch(&slots_[h & mask_]);
+    uint64_t s = slots_[h & mask_];
+    if (s == 0) return;
+    const Entry& e = at((s & 0xffffffffu) - 1);
+    if (stage == 1) return __builtin_prefetch(&e);
+    __builtin_prefetch(e.key);
+  }
+
+  // The entry of `key` (whose hash is h), or npos when it is new and `grow` is false. A new
+  // key has count 0.
+  static constexpr size_t npos = SIZE_MAX;
+  size_t find(std::string_view key, uint64_t h, bool grow) {
+    uint64_t tag = h >> 32;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      uint64_t s = slots_[i];
+      if (s == 0) {
+        if (!grow) return npos;
+        return insert(key, h, i);
+      }
+      if ((s >> 32) == tag) {
+        const Entry& e = at((s & 0xffffffffu) - 1);
+        if (e.hash == h && e.len == key.size() && std::memcmp(e.key, key.data(), key.size()) == 0)
+          return (s & 0xffffffffu) - 1;
+      }
+    }
+  }
+  Entry& at(size_t i) { return blocks_of_entries_[i / kPerBlock][i % kPerBlock]; }
+  const Entry& at(size_t i) const { return blocks_of_entries_[i / kPerBlock][i % kPerBlock]; }
+  size_t size() const { return size_; }  // entries, including those whose count fell to 0
+
+ private:
+  size_t insert(std::string_view key, uint64_t h, size_t slot) {
+    if (size_ % kPerBlock == 0) blocks_of_entries_.emplace_back(new Entry[kPerBlock]);
+    at(size_) = {store(key), static_cast<uint32_t>(key.size()), h, 0, 0};
+    slots_[slot] = ((h >> 32) << 32) | ++size_;
+    if (size_ * 2 > mask_ + 1) rehash();
+    return size_ - 1;
+  }
+  // Zeroed slots from calloc: a large table comes as fresh zero pages, with no memset.
+  void resize(size_t n) {
+    auto* p = static_cast<uint64_t*>(std::calloc(n, sizeof(uint64_t)));
+    if (!p) throw std::bad_alloc();
+    slots_.reset(p);
+    mask_ = n - 1;
+  }
+  void rehash() {
+    resize(2 * (mask_ + 1));
+    constexpr size_t kAhead = 16;  // slots are written at random: fetch them ahead of time
+    for (size_t k = 0; k < size_; ++k) {
+      if (k + kAhead < size_) __builtin_prefetch(&slots_[at(k + kAhead).hash & mask_], 1);
+      uint64_t h = at(k).hash;
+      size_t i = h & mask_;
+      while (slots_[i] != 0) i = (i + 1) & mask_;
+      slots_[i] = ((h >> 32) << 32) | (k + 1);
+    }
+  }
+  const char* store(std::string_view key) {
+    if (key.size() > kBlock / 4) {
+      big_.emplace_back(new char[key.size()]);
+      std::memcpy(big_.back().get(), key.data(), key.size());
+      return big_.back().get();
+    }
+    if (blocks_.empty() || used_ + key.size() > kBlock) {
+      blocks_.emplace_back(new char[kBlock]);
+      used_ = 0;
+    }
+    char* p = blocks_.back().get() + used_;
+    std::memcpy(p, key.data(), key.size());
+    used_ += key.size();
+    return p;
+  }
+  static constexpr size_t kBlock = 256 * 1024;
+  struct Free {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint64_t[], Free> slots_;
+  size_t mask_ = 0;
+  static constexpr size_t kPerBlock = 16384;
+  std::vector<std::unique_ptr<Entry[]>> blocks_of_entries_;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_, big_;
+  size_t used_ = 0;
+};
+
+// Splits a descriptor into lines with read(), so a pipe works as well as a file. Memory: one
+// chunk, plus a carry of at most max_line bytes for a line that spans chunks; a longer line is
+// measured, never held. each(text, length, too_long, newline, cr) returns false to stop;
+// cr says the line's last byte (before any '\n') is '\r', even for a line too long to hold.
+class Splitter {
+ public:
+  explicit Splitter(size_t max_line) : max_(max_line), buf_(new char[kChunk]) {}
+
+  // boundary() runs before each read and after each line assembled in the carry: the views
+  // handed to each() are valid until then. It returns false to stop.
+  template <class F, class B>
+  int run(int fd, F&& each, B&& boundary) {
+    carry_.clear();
+    size_t carry_len = 0;
+    char last = 0;  // the last byte of the carried part of a line
+    auto carried = [&](F& f, bool newline) {
+      bool too_long = carry_len > max_;
+      return f(too_long ? std::string_view() : std::string_view(carry_), carry_len, too_long,
+               newline, last == '\r');
+    };
+    for (;;) {
+      if (!boundary()) return 0;
+      ssize_t n = read(fd, buf_.get(), kChunk);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) {  // a non-blocking pipe handed to us: wait for it
+          pollfd p{fd, POLLIN, 0};
+          poll(&p, 1, -1);
+          continue;
+        }
+        return errno;
+      }
+      if (n == 0) break;
+      const char* p = buf_.get();
+      const char* end = p + n;
+      while (p < end) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        const char* stop = nl ? nl : end;
+        size_t part = static_cast<size_t>(stop - p);
+        if (nl && carry_len == 0) {  // the common case: the whole line is in the chunk
+          bool cr = part > 0 && p[part - 1] == '\r';
+          bool too_long = part > max_;
+          if (!each(std::string_view(p, too_long ? 0 : part), part, too_long, true, cr)) return 0;
+          p = nl + 1;
+          continue;
+        }
+        if (carry_len + part <= max_) carry_.append(p, part);
+        carry_len += part;
+        if (part > 0) last = p[part - 1];
+        if (!nl) break;
+        if (!carried(each, true) || !boundary()) return 0;
+        carry_.clear();
+        carry_len = 0;
+        last = 0;
+        p = nl + 1;
+      }
+    }
+    if (carry_len > 0) carried(each, false);
+    return 0;
+  }
+
+ private:
+  static constexpr size_t kChunk = 256 * 1024;
+  size_t max_;
+  std::unique_ptr<char[]> buf_;
+  std::string carry_;
+};
+
+// The whole count: keys, totals, the CRLF policy per file, the caps.
+class Tally {
+ public:
+  explicit Tally(const Args& a) : a_(a), delim_(a.delim ? (*a.delim)[0] : '\t') {}
+
+  // Counts one input; false once the key cap stopped the count.
+  bool count(int fd, const std::string& shown) {
+    shown_ = &shown;
+    line_no_ = 0;
+    crlf_so_far_ = true;
+    saw_crlf_ = false;
+    Splitter split(a_.max_line_bytes);
+    int err = split.run(fd, [&](auto... l) { return line(l...); }, [&] { return flush(); });
+    flush();
+    // What was counted without '\r' stands: the file was CRLF (or the count stopped).
+    for (uint32_t i : touched_) counter_.at(i).pending = 0;
+    touched_.clear();
+    if (err != 0) errors_.push_back(os::errno_error(err, shown, "read"));
+    if (stopped_) errors_.push_back(too_many_keys(shown));
+    return !stopped_;
+  }
+
+  // An input that could not be opened, in its place among the others.
+  void failed(contract::Error e) { errors_.push_back(std::move(e)); }
+
+  // The keys filled the memory there is before they reached --max-keys: the same stop.
+  void out_of_memory(const std::string& shown) {
+    stopped_ = true;
+    errors_.push_back(too_many_keys(shown));
+    errors_.back().message = "the memory ran out before --max-keys; the count stopped.";
+    errors_.back().detail.set("cause", "memory");
+  }
+
+  // The answer; the errors go to ctx in input order, the over-long lines' one error where the
+  // first of them was met.
+  Json data(contract::Context& ctx) {
+    for (size_t i = 0; i <= errors_.size(); ++i) {
+      if (!long_.empty() && i == long_at_) ctx.error(line_too_long(ctx));
+      if (i < errors_.size()) ctx.error(std::move(errors_[i]));
+    }
+    std::vector<uint32_t> live;
+    live.reserve(live_);
+    const Counter& es = counter_;
+    for (size_t i = 0; i < es.size(); ++i)
+      if (es.at(i).count > 0) live.push_back(static_cast<uint32_t>(i));
+    auto before = [&](uint32_t x, uint32_t y) {
+      const Counter::Entry &l = es.at(x), &r = es.at(y);
+      if (l.count != r.count) return l.count > r.count;
+      int c = std::memcmp(l.key, r.key, std::min(l.len, r.len));
+      return c != 0 ? c < 0 : l.len < r.len;
+    };
+    size_t k = std::min<size_t>(a_.top, live.size());
+    std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end(),
+                      before);
+    Json top = Json::array();
+    for (size_t i = 0; i < k; ++i) {
+      const Counter::Entry& e = es.at(live[i]);
+      top.push(Json::object(
+          {{"key", Json::bytes(std::string_view(e.key, e.len))}, {"count", e.count}}));
+    }
+    return Json::object({{"total", total_}, {"distinct", live_}, {"skipped", skipped_},
+                         {"top", std::move(top)}, {"truncated", live.size() > k}});
+  }
+
+ private:
+  bool line(std::string_view text, uint64_t len, bool too_long, bool newline, bool cr) {
+    ++line_no_;
+    // The CRLF policy, decided as the file goes: while every '\n' so far followed a '\r',
+    // lines are counted without the '\r' (and remembered); the first bare '\n' makes the file
+    // raw, and what was counted without '\r' moves back to the key with it.
+    if (newline && cr) saw_crlf_ = true;
+    else if (newline && crlf_so_far_ && flush()) unstrip();
+    if (stopped_) return false;
+    // Anything but a plain count is done in order with the counts: the batch goes first.
+    if (too_long) {
+      if (!flush()) return false;
+      ++skipped_;
+      ++long_count_;
+      longest_ = std::max(longest_, len);
+      if (long_.empty()) long_at_ = errors_.size();
+      if (long_.size() < kNamedLines) long_.push_back({*shown_, line_no_, len});
+      return true;
+    }
+    bool strip = cr && crlf_so_far_ && (newline || saw_crlf_);
+    if (strip) text.remove_suffix(1);
+    if (line_no_ == 1 && text::has_bom(text)) text.remove_prefix(text::kBom.size());
+    std::string_view key = text;
+    if (a_.field && !field(text, key)) {
+      if (!flush()) return false;
+      ++skipped_;
+      return true;
+    }
+    // Only a key that ends where the line ends lost the '\r'.
+    bool stripped = strip && newline && key.data() + key.size() == text.data() + text.size();
+    Pending& p = batch_[batched_++];
+    p = {key, Counter::hash(key), line_no_, stripped};
+    counter_.prefetch(p.hash, 0);
+    return batched_ < kBatch || flush();
+  }
+
+  // Counts the batched keys in order; false once the key cap stopped the count (line_no_ is
+  // then the line of the key that did not fit, and the keys after it are not counted).
+  bool flush() {
+    for (int stage = 1; stage <= 2; ++stage)
+      for (size_t i = 0; i < batched_; ++i) counter_.prefetch(batch_[i].hash, stage);
+    for (size_t i = 0; i < batched_ && !stopped_; ++i)
+      if (!add(batch_[i].key, batch_[i].hash, batch_[i].stripped)) line_no_ = batch_[i].line;
+    batched_ = 0;
+    return !stopped_;
+  }
+
+  // The Nth field of `line`, cut -d style; false when the line has fewer fields.
+  bool field(std::string_view line, std::string_view& key) const {
+    const char* p = line.data();
+    const char* end = p + line.size();
+    for (uint64_t k = 1; k < *a_.field; ++k) {
+      const void* d = std::memchr(p, delim_, static_cast<size_t>(end - p));
+      if (!d) return false;
+      p = static_cast<const char*>(d) + 1;
+    }
+    const void* d = std::memchr(p, delim_, static_cast<size_t>(end - p));
+    key = std::string_view(p, d ? static_cast<const char*>(d) - p : end - p);
+    return true;
+  }
+
+  bool add(std::string_view key, uint64_t h, bool stripped) {
+    size_t i = counter_.find(key, h, live_ < a_.max_keys);
+    if (i == Counter::npos || (counter_.at(i).count == 0 && live_ >= a_.max_keys)) {
+      stopped_ = true;
+      return false;
+    }
+    Counter::Entry& e = counter_.at(i);
+    if (e.count++ == 0) ++live_;
+    ++total_;
+    if (stripped && e.pending++ == 0) touched_.push_back(static_cast<uint32_t>(i));
+    return true;
+  }
+
+  // The file is not CRLF after all: every key counted without its '\r' this file gets it back.
+  // This may pass --max-keys by the keys it moves; the count then stops at once.
+  void unstrip() {
+    crlf_so_far_ = false;
+    std::string raw;
+    for (uint32_t i : touched_) {
+      Counter::Entry& e = counter_.at(i);
+      uint64_t n = e.pending;
+      e.pending = 0;
+      e.count -= n;
+      total_ -= n;
+      if (e.count == 0) --live_;
+      raw.assign(e.key, e.len);
+      raw += '\r';
+      Counter::Entry& back = counter_.at(counter_.find(raw, Counter::hash(raw), true));
+      if (back.count == 0) ++live_;
+      back.count += n;
+      total_ += n;
+    }
+    touched_.clear();
+    if (live_ > a_.max_keys) stopped_ = true;
+  }
+
+  contract::Error too_many_keys(const std::string& shown) const {
+    contract::Error e = contract::make_error(
+        "limit.too-many-keys",
+        "more than " + std::to_string(a_.max_keys) + " distinct keys; the count stopped at line " +
+            std::to_string(line_no_) + " of '" + contract::printable(shown) + "'.",
+        Json::object({{"path", Json::bytes(shown)}, {"line", line_no_}, {"max_keys", a_.max_keys},
+                      {"ceiling", kKeysCeiling}, {"total", total_}}));
+    e.hint = "raise --max-keys (ceiling " + std::to_string(kKeysCeiling) +
+             "), or count a field with fewer distinct values.";
+    e.repair = contract::Repair::none(
+        "how many distinct keys lie past the cap is unknown without holding them");
+    return e;
+  }
+
+  contract::Error line_too_long(const contract::Context& ctx) const {
+    Json lines = Json::array();
+    for (const LongLine& l : long_)
+      lines.push(Json::object(
+          {{"path", Json::bytes(l.path)}, {"line", l.line}, {"length", l.length}}));
+    contract::Error e = contract::make_error(
+        "limit.line-too-long",
+        std::to_string(long_count_) + " line(s) longer than --max-line-bytes " +
+            std::to_string(a_.max_line_bytes) + " were not counted; the longest is " +
+            std::to_string(longest_) + " bytes.",
+        Json::object({{"count", long_count_}, {"longest", longest_},
+                      {"max_line_bytes", a_.max_line_bytes}, {"ceiling", kLineCeiling},
+                      {"lines", std::move(lines)}}));
+    if (longest_ <= kLineCeiling) {
+      e.repair = contract::Repair::retry(
+          ctx.argv_with_flag("max-line-bytes", std::to_string(longest_)));
+      e.hint = "retry with --max-line-bytes " + std::to_string(longest_) + ".";
+    } else {
+      e.repair = contract::Repair::none("the longest line is past the ceiling of " +
+                                        std::to_string(kLineCeiling) + " bytes");
+    }
+    return e;
+  }
+
+  const Args& a_;
+  char delim_;
+  Counter counter_;
+  uint64_t live_ = 0, total_ = 0, skipped_ = 0;
+  bool stopped_ = false;
+  // The file being read.
+  const std::string* shown_ = nullptr;
+  uint64_t line_no_ = 0;
+  bool crlf_so_far_ = true, saw_crlf_ = false;
+  std::vector<uint32_t> touched_;  // entries with a pending count this file
+  // Keys waiting to be counted: views into the splitter's buffer, valid until its boundary().
+  struct Pending {
+    std::string_view key;
+    uint64_t hash, line;
+    bool stripped;
+  };
+  static constexpr size_t kBatch = 16;
+  Pending batch_[kBatch];
+  size_t batched_ = 0;
+  // Lines past --max-line-bytes: the first kNamedLines of them, and how many and how long.
+  struct LongLine {
+    std::string path;
+    uint64_t line, length;
+  };
+  std::vector<LongLine> long_;
+  uint64_t long_count_ = 0, longest_ = 0;
+  size_t long_at_ = 0;  // errors_.size() when the first over-long line was met
+  std::vector<contract::Error> errors_;
+};
+
+Json run(const Args& a, contract::Context& ctx) {
+  static const std::string kStdin = "-";
+  std::vector<std::string> inputs = a.files;
+  if (inputs.empty()) inputs.push_back(kStdin);
+  Tally tally(a);
+  for (const std::string& path : inputs) {
+    try {
+      if (path == kStdin) {
+        if (!tally.count(0, kStdin)) break;
+        continue;
+      }
+      auto opened = os::open_read(ctx.root_fd(), path, os::Want::File, path);
+      if (auto* e = std::get_if<contract::Error>(&opened)) {
+        tally.failed(std::move(*e));
+        continue;
+      }
+      if (!tally.count(std::get<os::Opened>(opened).fd.get(), path)) break;
+    } catch (const std::bad_alloc&) {
+      tally.out_of_memory(path);
+      break;
+    }
+  }
+  return tally.data(ctx);
+}
+
+// uniq -c's layout ("%7d key"), most frequent first; what the list left out is said.
+void render_text(const Json& data, std::string& out) {
+  for (const Json& t : data.get("top")->items()) {
+    std::string n = std::to_string(t.get("count")->as_uint());
+    out.append(n.size() < 7 ? 7 - n.size() : 0, ' ').append(n).append(1, ' ');
+    out.append(t.get("key")->str()).append(1, '\n');
+  }
+  if (data.get("truncated")->as_bool())
+    out += "[truncated: " +
+           std::to_string(data.get("distinct")->as_uint() - data.get("top")->items().size()) +
+           " more distinct keys; raise --top]\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}

@@ -1,0 +1,425 @@
+// write.cpp — create or replace a whole file, atomically and only as the caller believes it to
+// be. Differs from `cp`, `tee` and `>`: no blind overwrite (--create or --if-sha256 says what
+// the caller expects there, checked under a lock), never a partial file whatever kills it
+// (temporary file, fsync, rename, fsync of the directory), the mode kept, no link followed,
+// nothing written outside --root, and the answer is the line diff of what changed.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "contract/main.h"
+#include "os/atomic.h"
+#include "os/hash.h"
+#include "os/open.h"
+#include "text/diff.h"
+
+namespace {
+
+using contract::Json;
+
+struct Args {
+  std::string path;
+  bool create = false;
+  std::optional<std::string> if_sha256;
+  std::optional<std::string> content_sha256;
+  bool parents = false;
+  bool dry_run = false;
+  uint64_t max_bytes = 0;
+  uint64_t max_diff_lines = 0;
+  bool stdin_content = false;
+  std::optional<std::string> content_file;
+};
+
+constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
+constexpr uint64_t kDiffLinesCeiling = 1'000'000;
+
+using contract::Kind;
+using contract::Role;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "create", .kind = Kind::Bool, .bind = &Args::create, .excludes = "if-sha256",
+     .help = "the file must not exist yet (checked under the lock; the final rename refuses "
+             "to replace a name that appeared meanwhile)"},
+    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
+     .help = "the file must exist and its content must hash to HEX (SHA-256, as read)"},
+    {.name = "content-sha256", .kind = Kind::Text, .bind = &Args::content_sha256,
+     .value_name = "HEX",
+     .help = "the new content must hash to HEX, or nothing is written "
+             "(precondition.content-mismatch)"},
+    {.name = "parents", .kind = Kind::Bool, .bind = &Args::parents,
+     .help = "with --create, make missing directories beneath the root (listed in "
+             "parents_created)"},
+    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
+     .help = "check everything and answer with the diff and planned_actions, changing nothing "
+             "(exit 9)"},
+    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
+     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 0,
+     .help = "the largest content accepted (limit.input-too-large); the file replaced is "
+             "diffed when it is no larger either (else diff is null)",
+     .limit = true},
+    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
+     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
+     .help = "the most diff lines listed (also at most 1 MiB of their text); past it "
+             "diff_truncated is true, and the added/removed counts stay whole",
+     .limit = true},
+    {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_content, .excludes = "content-file",
+     .help = "read the new content from standard input"},
+    {.name = "content-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::content_file,
+     .value_name = "PATH", .help = "read the new content from PATH (beneath the root)"},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path,
+     .help = "the file to create or replace"},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes},
+    {"args.missing-value"},
+    {"args.bad-value"},
+    {"args.unexpected-value"},
+    {"args.duplicate-flag"},
+    {"args.conflict"},
+    {"args.missing-operand"},
+    {"args.required-flag"},
+    {"args.too-many-operands"},
+    {"path.empty"},
+    {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always},
+    {"path.outside-root"},
+    {"path.too-long"},
+    {"path.symlink"},
+    {"io.not-found"},
+    {"io.not-a-directory"},
+    {"io.is-a-directory"},
+    {"io.special-file"},
+    {"io.permission-denied"},
+    {"io.read-failed"},
+    {"io.write-failed"},
+    {"io.rename-unsupported"},
+    {"limit.input-too-large", Repairable::Sometimes},
+    {"precondition.required"},
+    {"precondition.hash-mismatch"},
+    {"precondition.content-mismatch"},
+    {"conflict.exists"},
+    {"conflict.locked"},
+};
+
+constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
+
+struct Schema {
+  std::string text;
+  Schema() {
+    text = std::string(
+               R"({"type":"object","required":["path","changed","created","bytes","before_sha256","after_sha256","diff","diff_truncated"],)"
+               R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
+               R"("changed":{"type":"boolean"},"created":{"type":"boolean"},"bytes":{"type":"integer","minimum":0},)"
+               R"("before_sha256":{"oneOf":[)") +
+           std::string(kHex) + R"(,{"type":"null"}]},"after_sha256":)" + std::string(kHex) +
+           R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
+           R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"},)"
+           R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
+  }
+};
+const Schema kSchema;
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "write",
+    .summary = "Create or replace a whole file atomically, only when it is what the caller says "
+               "(--create or --if-sha256), and answer with the line diff.",
+    .differs = "Unlike cp, tee or a shell redirection it never overwrites blindly, never leaves "
+               "a partial file (temporary file, fsync, rename), keeps the mode, follows no "
+               "symbolic link, and reports the diff of what it changed.",
+    .usage = "write [--root DIR] (--create | --if-sha256 HEX) [--content-sha256 HEX] [--parents] "
+             "[--dry-run] [--max-bytes N] [--max-diff-lines N] (--stdin | --content-file PATH) "
+             "[--format json|text] PATH",
+    .output = contract::Output::Document,
+    .schema = "write.v1",
+    .data_schema = kSchema.text,
+    .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
+    .reversibility = contract::Reversibility::IrreversibleBounded,
+    .guarantees = "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
+                  "no_litter, bounded_memory",
+    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
+                   "second's wait, then conflict.locked); of two with the same --if-sha256 "
+                   "exactly one wins",
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  for (auto [flag, value] : {std::pair{"if-sha256", &a.if_sha256},
+                             std::pair{"content-sha256", &a.content_sha256}}) {
+    if (*value && !os::is_sha256_hex(**value)) {
+      contract::Error e = contract::make_error(
+          "args.bad-value", "--" + std::string(flag) + " must be 64 hex digits (a SHA-256).",
+          Json::object({{"flag", flag}, {"value", Json::bytes(**value)}}));
+      errs.push_back(std::move(e));
+    }
+  }
+  if (!a.stdin_content && !a.content_file && !ctx.given("stdin") && !ctx.given("content-file")) {
+    errs.push_back(contract::make_error(
+        "args.required-flag", "the content must come from --stdin or --content-file PATH.",
+        Json::object({{"flags", Json::array({"--stdin", "--content-file"})}})));
+  }
+  if (!a.create && !a.if_sha256) {
+    contract::Error e = contract::make_error(
+        "precondition.required",
+        "write needs --create (the file must not exist) or --if-sha256 HEX (its current hash); "
+        "nothing was read.",
+        Json::object({{"flags", Json::array({"--create", "--if-sha256"})}}));
+    e.hint = "read the file first (peek or digest) and pass its hash with --if-sha256.";
+    errs.push_back(std::move(e));
+  }
+}
+
+// The content, from stdin or --content-file, at most max_bytes of it.
+std::optional<std::string> read_content(const Args& a, contract::Context& ctx) {
+  std::string content;
+  std::string source = a.content_file ? *a.content_file : "-";
+  auto too_large = [&](uint64_t size, bool exact) {
+    contract::Error e = contract::make_error(
+        "limit.input-too-large",
+        "the content is " + std::string(exact ? "" : "more than ") + std::to_string(size) +
+            " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
+        Json::object({{"source", Json::bytes(source)},
+                      {"bytes", size},
+                      {"exact", exact},
+                      {"max_bytes", a.max_bytes},
+                      {"ceiling", kMaxBytesCeiling}}));
+    if (exact && size <= kMaxBytesCeiling) {
+      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(size)));
+      e.hint = "retry with --max-bytes " + std::to_string(size) + ".";
+    } else {
+      e.repair = contract::Repair::none("the content is larger than the ceiling of --max-bytes");
+    }
+    ctx.error(std::move(e));
+    return std::nullopt;
+  };
+  if (a.content_file) {
+    auto opened = os::open_read(ctx.root_fd(), *a.content_file, os::Want::File, *a.content_file);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    auto& f = std::get<os::Opened>(opened);
+    uint64_t size = static_cast<uint64_t>(f.st.st_size);
+    if (size > a.max_bytes) return too_large(size, true);
+    auto hashed = os::sha256_fd(f.fd.get(), *a.content_file, &content, a.max_bytes);
+    if (auto* e = std::get_if<contract::Error>(&hashed)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    // The file grew while it was read: its size is what the cap is about.
+    if (!std::get<os::Hashed>(hashed).kept) return too_large(std::get<os::Hashed>(hashed).bytes, true);
+    return content;
+  }
+  // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
+  // can name the size a retry needs.
+  std::vector<char> buf(256 * 1024);
+  uint64_t total = 0;
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ctx.error(os::errno_error(errno, "standard input", "read"));
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    if (total <= a.max_bytes) content.append(buf.data(), static_cast<size_t>(n));
+    if (total > kMaxBytesCeiling) return too_large(kMaxBytesCeiling, false);
+  }
+  if (total > a.max_bytes) return too_large(total, true);
+  return content;
+}
+
+contract::Error exists_error(const os::Place& place, const std::string& actual) {
+  contract::Error e = contract::make_error(
+      "conflict.exists",
+      "'" + contract::printable(place.path) + "' exists already, so --create refuses it.",
+      Json::object({{"path", Json::bytes(place.path)}, {"actual_sha256", actual}}));
+  e.repair = contract::Repair::none(
+      "the file exists with other content: read it, then replace it with --if-sha256 "
+      "actual_sha256 if that is still what you want");
+  return e;
+}
+
+Json run(const Args& a, contract::Context& ctx) {
+  auto fail = [&](contract::Error e) {
+    ctx.error(std::move(e));
+    return Json(nullptr);
+  };
+  std::optional<std::string> content = read_content(a, ctx);
+  if (!content) return nullptr;
+  const std::string after = os::sha256_hex(*content);
+  if (a.content_sha256 && os::lower_hex(*a.content_sha256) != after) {
+    contract::Error e = contract::make_error(
+        "precondition.content-mismatch",
+        "the content does not hash to --content-sha256; nothing was written.",
+        Json::object({{"expected", os::lower_hex(*a.content_sha256)},
+                      {"actual_sha256", after},
+                      {"bytes", content->size()}}));
+    e.repair = contract::Repair::none("the content is not what the caller said it is");
+    return fail(std::move(e));
+  }
+  const std::optional<std::string> expect =
+      a.if_sha256 ? std::optional(os::lower_hex(*a.if_sha256)) : std::nullopt;
+
+  // Missing directories are made only for a file that is to be created.
+  os::Parents parents = !(a.parents && a.create) ? os::Parents::Refuse
+                        : a.dry_run              ? os::Parents::Plan
+                                                 : os::Parents::Make;
+  auto placed = os::open_place(ctx.root_fd(), a.path, parents);
+  if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
+  os::Place& place = std::get<os::Place>(placed);
+  auto fail_undo = [&](contract::Error e) {
+    os::undo_parents(place);
+    return fail(std::move(e));
+  };
+
+  // A dry run takes no lock: it changes nothing, so it never makes a writer wait.
+  os::DirLock held;
+  if (!a.dry_run) {
+    auto locked = os::lock(place);
+    if (auto* e = std::get_if<contract::Error>(&locked)) return fail_undo(std::move(*e));
+    held = std::move(std::get<os::DirLock>(locked));
+  }
+
+  auto looked = os::look(place);
+  if (auto* e = std::get_if<contract::Error>(&looked)) return fail_undo(std::move(*e));
+  const os::Entry& entry = std::get<os::Entry>(looked);
+  using K = os::Entry::Kind;
+  if (entry.kind != K::Missing && entry.kind != K::File) return fail_undo(os::wrong_kind(place, entry));
+
+  std::optional<std::string> before;  // the current hash, when the file exists
+  std::string old_bytes;
+  bool old_kept = true;
+  std::optional<mode_t> mode;
+  std::optional<std::pair<uid_t, gid_t>> owner;
+  if (entry.kind == K::Missing) {
+    if (expect) {
+      return fail(os::errno_error(ENOENT, a.path, "open"));
+    }
+  } else {
+    auto opened = os::open_existing(place);
+    if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
+    auto& file = std::get<os::Opened>(opened);
+    auto hashed = os::sha256_fd(file.fd.get(), a.path, &old_bytes, a.max_bytes);
+    if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
+    before = std::get<os::Hashed>(hashed).hex;
+    old_kept = std::get<os::Hashed>(hashed).kept;
+    mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
+    owner = std::pair(file.st.st_uid, file.st.st_gid);
+    // Already applied (a retry whose first call landed): the same final state, changed:false.
+    const bool landed = *before == after;
+    if (!landed) {
+      if (!expect) return fail(exists_error(place, *before));
+      if (*before != *expect) {
+        contract::Error e = contract::make_error(
+            "precondition.hash-mismatch",
+            "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
+            Json::object({{"path", Json::bytes(a.path)},
+                          {"expected", *expect},
+                          {"actual_sha256", *before}}));
+        e.repair = contract::Repair::none(
+            "the file changed since it was read: read it again (actual_sha256 is its hash now) "
+            "and decide");
+        return fail(std::move(e));
+      }
+    }
+  }
+  const bool changed = !before || *before != after;
+
+  text::DiffOptions opt;
+  opt.max_lines = a.max_diff_lines;
+  Json diff = nullptr;
+  bool truncated = false;
+  if (old_kept) {
+    text::Diff d = text::diff_lines(changed ? std::string_view(old_bytes) : std::string_view(*content),
+                                    *content, opt);
+    truncated = d.truncated;
+    diff = text::diff_json(d);
+  } else {
+    truncated = true;
+  }
+
+  Json data = Json::object({{"path", Json::bytes(a.path)},
+                            {"changed", changed},
+                            {"created", !before},
+                            {"bytes", content->size()},
+                            {"before_sha256", before ? Json(*before) : Json()},
+                            {"after_sha256", after},
+                            {"diff", std::move(diff)},
+                            {"diff_truncated", truncated}});
+  auto parents_json = [](const std::vector<std::string>& dirs) {
+    Json list = Json::array();
+    for (auto& d : dirs) list.push(Json::bytes(d));
+    return list;
+  };
+
+  if (a.dry_run) {
+    Json planned = Json::array();
+    for (auto& d : place.missing)
+      planned.push(Json::object({{"op", "mkdir"}, {"path", Json::bytes(d)}}));
+    if (changed) {
+      if (os::has_stale_temp(place))
+        planned.push(Json::object({{"op", "remove-stale-temporary"},
+                                   {"path", Json::bytes(os::temp_name(place.name))}}));
+      planned.push(Json::object({{"op", before ? "replace" : "create"},
+                                 {"path", Json::bytes(a.path)},
+                                 {"before_sha256", before ? Json(*before) : Json()},
+                                 {"after_sha256", after},
+                                 {"bytes", content->size()}}));
+    }
+    if (!place.missing.empty()) data.set("parents_created", parents_json(place.missing));
+    ctx.dry_run(std::move(planned));
+    return data;
+  }
+
+  if (changed) {
+    os::CommitOptions copt;
+    copt.replace = before ? os::Replace::Allow : os::Replace::Never;
+    copt.mode = mode;
+    copt.owner = owner;
+    if (auto e = os::commit_file(place, *content, copt)) {
+      if (e->rule == "conflict.exists") {
+        // A writer that takes no lock made the name first: report what it wrote.
+        std::string actual;
+        auto opened = os::open_existing(place);
+        if (auto* f = std::get_if<os::Opened>(&opened)) {
+          auto hashed = os::sha256_fd(f->fd.get(), a.path);
+          if (auto* h = std::get_if<os::Hashed>(&hashed)) actual = h->hex;
+        }
+        if (!actual.empty()) return fail_undo(exists_error(place, actual));
+      }
+      return fail_undo(std::move(*e));
+    }
+  }
+  if (!place.created.empty()) data.set("parents_created", parents_json(place.created));
+  return data;
+}
+
+void render_text(const Json& data, std::string& out) {
+  out += contract::printable(data.get("path")->str());
+  out += ": ";
+  bool changed = data.get("changed")->as_bool();
+  out += !changed ? "unchanged" : data.get("created")->as_bool() ? "created" : "replaced";
+  out += ", " + std::to_string(data.get("bytes")->as_uint()) + " bytes, sha256 " +
+         data.get("after_sha256")->str() + "\n";
+  if (const Json* dirs = data.get("parents_created"))
+    for (const Json& d : dirs->items()) out += "made directory " + contract::printable(d.str()) + "\n";
+  const Json* diff = data.get("diff");
+  if (diff && !diff->is_null()) text::render_diff(*diff, out);
+  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}
