@@ -31,7 +31,7 @@ namespace {
 
 // Landlock's rights by ABI version; the kernel refuses a ruleset naming rights it lacks.
 constexpr uint64_t kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
-                   kFsReadDir = 1ull << 3, kFsRemoveFile = 1ull << 5, kFsMakeDir = 1ull << 7,
+                   kFsReadDir = 1ull << 3, kFsRemoveDir = 1ull << 4, kFsRemoveFile = 1ull << 5, kFsMakeDir = 1ull << 7,
                    kFsMakeReg = 1ull << 8, kFsRefer = 1ull << 13, kFsTruncate = 1ull << 14;
 constexpr uint64_t kNetBindTcp = 1ull << 0, kNetConnectTcp = 1ull << 1;
 
@@ -71,8 +71,10 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   if (rs < 0) return std::nullopt;
 
   uint64_t read = kFsReadFile | kFsReadDir;
-  uint64_t write = (kFsWriteFile | kFsRemoveFile | kFsMakeDir | kFsMakeReg | kFsRefer |
-                    kFsTruncate | read) & all;
+  // REMOVE_DIR only lets a writer take back the directories its own --parents made when the
+  // write then fails; no tool deletes anything else (rmdir refuses a non-empty directory).
+  uint64_t write = (kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir | kFsMakeReg |
+                    kFsRefer | kFsTruncate | read) & all;
   if (tool.effects & contract::kStartPrograms) read |= kFsExecute;
   bool writer = tool.effects & contract::kWriteFiles;
   bool ok = true;

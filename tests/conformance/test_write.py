@@ -724,10 +724,8 @@ def test_full_disk_is_write_failed_and_the_target_unchanged(tree, small_fs):
     assert ok.exit == 0 and read(tree.p("small/f.txt")) == b"after\n"
 
 
-# The sandbox (src/os/sandbox.cpp) grants writers no LANDLOCK_ACCESS_FS_REMOVE_DIR, so the
-# rmdir of the directories this call made is refused (EACCES) and they stay. Strict: once the
-# right is granted this passes, and the marker must go.
-@pytest.mark.xfail(strict=True, reason="Landlock profile lacks LANDLOCK_ACCESS_FS_REMOVE_DIR")
+# The directories a failed --parents write made are taken back (the sandbox grants writers
+# LANDLOCK_ACCESS_FS_REMOVE_DIR beneath the root for exactly this).
 def test_full_disk_with_parents_undoes_the_directories_it_made(tree, small_fs):
     tree.write("src.bin", b"y" * (600 * 1024))
     r = W(tree, "--create", "--parents", "--content-file", "src.bin", "small/a/b/c.bin")
