@@ -214,6 +214,36 @@ struct Walks {
 
 void write_entry(contract::Context& ctx, const os::Entry& e, const std::string* target,
                  bool long_form, std::optional<int> score) {
+  if (ctx.format() == contract::Format::Json) {
+    // The hot path: serialized straight into the output buffer, no Json tree per entry.
+    contract::JsonWriter w(ctx.raw());
+    w.begin_object();
+    w.key("type");
+    w.string("entry");
+    w.key("path");
+    w.bytes(e.path);
+    w.key("kind");
+    w.string(os::kind_name(e.kind));
+    w.key("depth");
+    w.unsigned_integer(e.depth);
+    if (target) {
+      w.key("target");
+      w.bytes(*target);
+    }
+    if (long_form) {
+      w.key("size");
+      w.unsigned_integer(static_cast<uint64_t>(e.st.st_size));
+      w.key("mtime");
+      w.integer(static_cast<int64_t>(e.st.st_mtim.tv_sec));
+    }
+    if (score) {
+      w.key("score");
+      w.integer(*score);
+    }
+    w.end_object();
+    ctx.commit();
+    return;
+  }
   Json rec = Json::object({{"type", "entry"},
                            {"path", Json::bytes(e.path)},
                            {"kind", os::kind_name(e.kind)},
