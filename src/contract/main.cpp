@@ -181,6 +181,8 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
     if (spec.role != Role::PathRead && spec.role != Role::PathWrite) continue;
     if (spec.dash_is_stdin && op.value == "-") continue;
     check(op.value, op.token, "");
+    // "./-" names a file called "-": its normal form must not turn into standard input.
+    if (spec.dash_is_stdin && op.value == "-") op.value = "./-";
   }
   for (size_t i = 0; i < ad.flags.size(); ++i) {
     if (ad.flags[i].fallback.empty() || ctx.given(ad.flags[i].name)) continue;

@@ -59,7 +59,8 @@ def value_for(flag: dict, rng: random.Random, paths: list[bytes]) -> bytes:
         return rng.choice([f"{a}", f"{a}:", f"{a}:{a + rng.randint(-2, 9)}", f":{a}"]).encode()
     if kind == "path":
         return rng.choice(paths + [b"nope", b"dir", b"../x"])
-    return bytes(rng.randrange(256) for _ in range(rng.randint(0, 12))) if r < 0.45 else rng.choice(
+    # an argv cannot hold a NUL byte: random values draw from 1..255
+    return bytes(rng.randrange(1, 256) for _ in range(rng.randint(0, 12))) if r < 0.45 else rng.choice(
         [b"a", b"line", b"x y", b"\\w+", b"[A-Z]+", b"/a/0", b".a[0]", b"h000000", b"aa"])
 
 

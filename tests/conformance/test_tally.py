@@ -599,8 +599,6 @@ def test_schema_rejects_broken_documents(tree, mutate):
         tack.validate("tally", doc)
 
 
-@pytest.mark.xfail(strict=True, reason="contract::main normalizes ./- to - before the tool "
-                   "sees it, so a file named - cannot be named at all (reported to the lead)")
 def test_a_file_named_dash_is_dot_slash_dash(tmp_path):
     (tmp_path / "-").write_bytes(b"from the file\n")
     r = run("tally", "--root", tmp_path, "./-", stdin=b"from stdin\n")
