@@ -53,6 +53,7 @@ constexpr contract::Rule kRules[] = {
     {"args.missing-value"},
     {"args.bad-value"},
     {"args.duplicate-flag"},
+    {"args.unexpected-value"},
     {"path.empty"},
     {"path.dotdot", Repairable::Sometimes},
     {"path.absolute", Repairable::Always},

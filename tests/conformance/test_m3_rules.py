@@ -292,3 +292,21 @@ def test_unknown_flag_repair_never_adds_root(tree):
     rep = r.doc["error"]["repair"]
     assert rep is None or rep["kind"] != "retry" or tack._root_of(
         [tack.tob(a) for a in rep["argv"]]) == [bytes(tree.root)]
+
+
+# Rules every tool can reach through the flags and operands the contract gives it (--help and
+# --version take no value, --format takes one, --root is a path...): each must be declared,
+# or the schema refuses the tool's own answer.
+@pytest.mark.parametrize("tool", tack.expected_tools())
+def test_contract_reachable_rules_are_declared(tool):
+    d = tack.introspect(tool)
+    declared = {r["rule"] for r in d["rules"]}
+    need = {"args.unknown-flag", "args.missing-value", "args.bad-value",
+            "args.unexpected-value", "args.duplicate-flag"}
+    if any(f["name"] == "root" for f in d["flags"]):
+        need |= {"path.empty", "path.dotdot", "path.absolute", "path.outside-root"}
+    if any(o["min"] > 0 for o in d["operands"]):
+        need.add("args.missing-operand")
+    if not d["operands"] or all(o["max"] is not None for o in d["operands"]):
+        need.add("args.too-many-operands")
+    assert need <= declared, f"{tool} can reach but does not declare {sorted(need - declared)}"

@@ -167,6 +167,11 @@ def test_m3_permission_and_read_failed(tree):
     assert "io.read-failed" in r.rules
 
 
+def test_a_flag_without_a_value_given_one(skills_tree):
+    r = S("--version=1", "--root", skills_tree)
+    assert r.exit == 2 and r.rules == ["args.unexpected-value"]
+
+
 def test_m3_declared_equals_reached():
     declared = set(tack.declared_rules("skills"))
     assert REACHED == declared, (sorted(declared - REACHED), sorted(REACHED - declared))
