@@ -150,9 +150,14 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
     ctx.given_.insert(std::string(flags[idx].name));
   }
 
-  // Lexical path checks, in argv order, with the spelling that would have been right.
+  // Lexical path checks, in argv order, with the spelling that would have been right. One
+  // retry fixes every path at once (a retry that fixed only its own path would still fail on
+  // the others), and none is offered when some path has no right spelling.
   std::vector<Error> errors = std::move(p.errors);
   if (!ctx.root_.empty()) ctx.root_abs_ = os::absolute_root(ctx.root_);
+  std::vector<std::string> fixed_argv = ctx.argv_;
+  std::vector<size_t> path_errors;
+  bool all_fixable = true;
   auto check = [&](std::string& value, size_t token, std::string_view prefix) {
     auto c = os::check_path(ctx.root_abs_, value);
     if (c.issue) {
@@ -163,8 +168,11 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
         // A name that starts with '-' is spelled ./-name, so the retry cannot read it as a flag.
         std::string spelled = *c.issue->replacement;
         if (prefix.empty() && spelled.starts_with("-")) spelled = "./" + spelled;
-        e.repair = Repair::retry(ctx.argv_with_token(token, std::string(prefix) + spelled));
+        if (token < fixed_argv.size()) fixed_argv[token] = std::string(prefix) + spelled;
+      } else {
+        all_fixable = false;
       }
+      path_errors.push_back(errors.size());
       errors.push_back(std::move(e));
     } else {
       value = c.path;
@@ -184,6 +192,8 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
     // "./-" names a file called "-": its normal form must not turn into standard input.
     if (spec.dash_is_stdin && op.value == "-") op.value = "./-";
   }
+  if (all_fixable)
+    for (size_t i : path_errors) errors[i].repair = Repair::retry(fixed_argv);
   for (size_t i = 0; i < ad.flags.size(); ++i) {
     if (ad.flags[i].fallback.empty() || ctx.given(ad.flags[i].name)) continue;
     Value v;

@@ -84,9 +84,15 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
     int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     ok = slash >= 0 && allow_beneath(rs, slash, read);
     if (slash >= 0) close(slash);
-    for (auto& dir : write_dirs) {
+    for (std::string dir : write_dirs) {
       if (!writer) break;
+      // --parents may create the directory: grant beneath its nearest existing ancestor.
       int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      while (fd < 0 && errno == ENOENT && dir != "." && dir != "/") {
+        size_t slash = dir.rfind('/');
+        dir = slash == std::string::npos ? "." : slash == 0 ? "/" : dir.substr(0, slash);
+        fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      }
       if (fd < 0) continue;  // the tool's own open reports it
       ok = ok && allow_beneath(rs, fd, write);
       close(fd);

@@ -14,6 +14,6 @@ for target in "$top"/tests/fuzz/*_fuzz.cpp; do
     -DTACK_VERSION='"fuzz"' "$target" $srcs -lxxhash -o "$out/$name" 2> "$out/$name.log" ||
     { echo "$name: build failed"; cat "$out/$name.log"; exit 1; }
   echo "== $name ($secs s)"
-  "$out/$name" -max_total_time="$secs" -artifact_prefix="$out/crashes/$name-" -print_final_stats=1 \
+  "$out/$name" -max_total_time="$secs" -timeout=10 -artifact_prefix="$out/crashes/$name-" -print_final_stats=1 \
     2>&1 | grep -E "stat::number_of_executed_units|ERROR|crash-" || true
 done
