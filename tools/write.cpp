@@ -3,6 +3,22 @@
 // the caller expects there, checked under a lock), never a partial file whatever kills it
 // (temporary file, fsync, rename, fsync of the directory), the mode kept, no link followed,
 // nothing written outside --root, and the answer is the line diff of what changed.
+//
+// Decisions:
+//  * Already applied is changed:false, exit 0: the file already holds exactly the new bytes,
+//    whether its hash matched --if-sha256 or not, and for --create when the file exists with
+//    exactly these bytes (the retry of a create that landed). Any other existing content is
+//    conflict.exists / precondition.hash-mismatch with detail.actual_sha256, repair none.
+//  * The precondition is checked under the directory lock (os/atomic.h says why there), on the
+//    descriptor the hash is read from; a dry run takes no lock and makes no mutating call.
+//  * A new file is 0644 less the umask; a replaced one keeps its permission bits and sticky
+//    bit (set-id bits do not survive a content change) and, where the OS allows, its owner.
+//  * --parents only with --create (a file that must exist has its directories already);
+//    directories made by a call that then fails are removed again (best effort).
+//  * The content is held in memory (--max-bytes, ceiling 256 MiB), and so is the file it
+//    replaces when it is no larger, for the diff; a larger one is hashed in chunks and diff is
+//    null.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,39 +52,70 @@ constexpr uint64_t kDiffLinesCeiling = 1'000'000;
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "create", .kind = Kind::Bool, .bind = &Args::create, .excludes = "if-sha256",
+    {.name = "create",
+     .kind = Kind::Bool,
+     .bind = &Args::create,
+     .excludes = "if-sha256",
      .help = "the file must not exist yet (checked under the lock; the final rename refuses "
              "to replace a name that appeared meanwhile)"},
-    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
+    {.name = "if-sha256",
+     .kind = Kind::Text,
+     .bind = &Args::if_sha256,
+     .value_name = "HEX",
      .help = "the file must exist and its content must hash to HEX (SHA-256, as read)"},
-    {.name = "content-sha256", .kind = Kind::Text, .bind = &Args::content_sha256,
+    {.name = "content-sha256",
+     .kind = Kind::Text,
+     .bind = &Args::content_sha256,
      .value_name = "HEX",
      .help = "the new content must hash to HEX, or nothing is written "
              "(precondition.content-mismatch)"},
-    {.name = "parents", .kind = Kind::Bool, .bind = &Args::parents,
+    {.name = "parents",
+     .kind = Kind::Bool,
+     .bind = &Args::parents,
      .help = "with --create, make missing directories beneath the root (listed in "
              "parents_created)"},
-    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
+    {.name = "dry-run",
+     .kind = Kind::Bool,
+     .bind = &Args::dry_run,
      .help = "check everything and answer with the diff and planned_actions, changing nothing "
              "(exit 9)"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 0,
+    {.name = "max-bytes",
+     .kind = Kind::Nat,
+     .bind = &Args::max_bytes,
+     .value_name = "N",
+     .fallback = "16777216",
+     .ceiling = kMaxBytesCeiling,
+     .floor = 0,
      .help = "the largest content accepted (limit.input-too-large); the file replaced is "
              "diffed when it is no larger either (else diff is null)",
      .limit = true},
-    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
-     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
+    {.name = "max-diff-lines",
+     .kind = Kind::Nat,
+     .bind = &Args::max_diff_lines,
+     .value_name = "N",
+     .fallback = "400",
+     .ceiling = kDiffLinesCeiling,
+     .floor = 0,
      .help = "the most diff lines listed (also at most 1 MiB of their text); past it "
              "diff_truncated is true, and the added/removed counts stay whole",
      .limit = true},
-    {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_content, .excludes = "content-file",
+    {.name = "stdin",
+     .kind = Kind::Bool,
+     .bind = &Args::stdin_content,
+     .excludes = "content-file",
      .help = "read the new content from standard input"},
-    {.name = "content-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::content_file,
-     .value_name = "PATH", .help = "read the new content from PATH (beneath the root)"},
+    {.name = "content-file",
+     .kind = Kind::Path,
+     .role = Role::PathRead,
+     .bind = &Args::content_file,
+     .value_name = "PATH",
+     .help = "read the new content from PATH (beneath the root)"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
-    {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path,
+    {.name = "PATH",
+     .role = Role::PathWrite,
+     .bind = &Args::path,
      .help = "the file to create or replace"},
 };
 
@@ -110,15 +157,16 @@ constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"
 struct Schema {
   std::string text;
   Schema() {
-    text = std::string(
-               R"({"type":"object","required":["path","changed","created","bytes","before_sha256","after_sha256","diff","diff_truncated"],)"
-               R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
-               R"("changed":{"type":"boolean"},"created":{"type":"boolean"},"bytes":{"type":"integer","minimum":0},)"
-               R"("before_sha256":{"oneOf":[)") +
-           std::string(kHex) + R"(,{"type":"null"}]},"after_sha256":)" + std::string(kHex) +
-           R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
-           R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"},)"
-           R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
+    text =
+        std::string(
+            R"({"type":"object","required":["path","changed","created","bytes","before_sha256","after_sha256","diff","diff_truncated"],)"
+            R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
+            R"("changed":{"type":"boolean"},"created":{"type":"boolean"},"bytes":{"type":"integer","minimum":0},)"
+            R"("before_sha256":{"oneOf":[)") +
+        std::string(kHex) + R"(,{"type":"null"}]},"after_sha256":)" + std::string(kHex) +
+        R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
+        R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"},)"
+        R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
   }
 };
 const Schema kSchema;
@@ -127,24 +175,29 @@ void render_text(const Json& data, std::string& out);
 
 const contract::Tool kTool{
     .name = "write",
-    .summary = "Create or replace a whole file atomically, only when it is what the caller says "
-               "(--create or --if-sha256), and answer with the line diff.",
-    .differs = "Unlike cp, tee or a shell redirection it never overwrites blindly, never leaves "
-               "a partial file (temporary file, fsync, rename), keeps the mode, follows no "
-               "symbolic link, and reports the diff of what it changed.",
-    .usage = "write [--root DIR] (--create | --if-sha256 HEX) [--content-sha256 HEX] [--parents] "
-             "[--dry-run] [--max-bytes N] [--max-diff-lines N] (--stdin | --content-file PATH) "
-             "[--format json|text] PATH",
+    .summary =
+        "Create or replace a whole file atomically, only when it is what the caller says "
+        "(--create or --if-sha256), and answer with the line diff.",
+    .differs =
+        "Unlike cp, tee or a shell redirection it never overwrites blindly, never leaves "
+        "a partial file (temporary file, fsync, rename), keeps the mode, follows no "
+        "symbolic link, and reports the diff of what it changed.",
+    .usage =
+        "write [--root DIR] (--create | --if-sha256 HEX) [--content-sha256 HEX] [--parents] "
+        "[--dry-run] [--max-bytes N] [--max-diff-lines N] (--stdin | --content-file PATH) "
+        "[--format json|text] PATH",
     .output = contract::Output::Document,
     .schema = "write.v1",
     .data_schema = kSchema.text,
     .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
     .reversibility = contract::Reversibility::IrreversibleBounded,
-    .guarantees = "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
-                  "no_litter, bounded_memory",
-    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
-                   "second's wait, then conflict.locked); of two with the same --if-sha256 "
-                   "exactly one wins",
+    .guarantees =
+        "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
+        "no_litter, bounded_memory",
+    .concurrency =
+        "tack writers of one directory take turns (flock on the directory, about a "
+        "second's wait, then conflict.locked); of two with the same --if-sha256 "
+        "exactly one wins",
     .text = render_text,
     .rules = kRules,
 };
@@ -152,8 +205,8 @@ const contract::Tool kTool{
 static_assert(contract::valid<Args>(kFlags, kOperands));
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
-  for (auto [flag, value] : {std::pair{"if-sha256", &a.if_sha256},
-                             std::pair{"content-sha256", &a.content_sha256}}) {
+  for (auto [flag, value] :
+       {std::pair{"if-sha256", &a.if_sha256}, std::pair{"content-sha256", &a.content_sha256}}) {
     if (*value && !os::is_sha256_hex(**value)) {
       contract::Error e = contract::make_error(
           "args.bad-value", "--" + std::string(flag) + " must be 64 hex digits (a SHA-256).",
@@ -215,7 +268,8 @@ std::optional<std::string> read_content(const Args& a, contract::Context& ctx) {
       return std::nullopt;
     }
     // The file grew while it was read: its size is what the cap is about.
-    if (!std::get<os::Hashed>(hashed).kept) return too_large(std::get<os::Hashed>(hashed).bytes, true);
+    if (!std::get<os::Hashed>(hashed).kept)
+      return too_large(std::get<os::Hashed>(hashed).bytes, true);
     return content;
   }
   // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
@@ -258,12 +312,12 @@ Json run(const Args& a, contract::Context& ctx) {
   if (!content) return nullptr;
   const std::string after = os::sha256_hex(*content);
   if (a.content_sha256 && os::lower_hex(*a.content_sha256) != after) {
-    contract::Error e = contract::make_error(
-        "precondition.content-mismatch",
-        "the content does not hash to --content-sha256; nothing was written.",
-        Json::object({{"expected", os::lower_hex(*a.content_sha256)},
-                      {"actual_sha256", after},
-                      {"bytes", content->size()}}));
+    contract::Error e =
+        contract::make_error("precondition.content-mismatch",
+                             "the content does not hash to --content-sha256; nothing was written.",
+                             Json::object({{"expected", os::lower_hex(*a.content_sha256)},
+                                           {"actual_sha256", after},
+                                           {"bytes", content->size()}}));
     e.repair = contract::Repair::none("the content is not what the caller said it is");
     return fail(std::move(e));
   }
@@ -294,7 +348,8 @@ Json run(const Args& a, contract::Context& ctx) {
   if (auto* e = std::get_if<contract::Error>(&looked)) return fail_undo(std::move(*e));
   const os::Entry& entry = std::get<os::Entry>(looked);
   using K = os::Entry::Kind;
-  if (entry.kind != K::Missing && entry.kind != K::File) return fail_undo(os::wrong_kind(place, entry));
+  if (entry.kind != K::Missing && entry.kind != K::File)
+    return fail_undo(os::wrong_kind(place, entry));
 
   std::optional<std::string> before;  // the current hash, when the file exists
   std::string old_bytes;
@@ -320,12 +375,13 @@ Json run(const Args& a, contract::Context& ctx) {
     if (!landed) {
       if (!expect) return fail(exists_error(place, *before));
       if (*before != *expect) {
-        contract::Error e = contract::make_error(
-            "precondition.hash-mismatch",
-            "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
-            Json::object({{"path", Json::bytes(a.path)},
-                          {"expected", *expect},
-                          {"actual_sha256", *before}}));
+        contract::Error e =
+            contract::make_error("precondition.hash-mismatch",
+                                 "'" + contract::printable(a.path) +
+                                     "' does not hash to --if-sha256; nothing was written.",
+                                 Json::object({{"path", Json::bytes(a.path)},
+                                               {"expected", *expect},
+                                               {"actual_sha256", *before}}));
         e.repair = contract::Repair::none(
             "the file changed since it was read: read it again (actual_sha256 is its hash now) "
             "and decide");
@@ -340,8 +396,8 @@ Json run(const Args& a, contract::Context& ctx) {
   Json diff = nullptr;
   bool truncated = false;
   if (old_kept) {
-    text::Diff d = text::diff_lines(changed ? std::string_view(old_bytes) : std::string_view(*content),
-                                    *content, opt);
+    text::Diff d = text::diff_lines(
+        changed ? std::string_view(old_bytes) : std::string_view(*content), *content, opt);
     truncated = d.truncated;
     diff = text::diff_json(d);
   } else {
@@ -368,8 +424,8 @@ Json run(const Args& a, contract::Context& ctx) {
       planned.push(Json::object({{"op", "mkdir"}, {"path", Json::bytes(d)}}));
     if (changed) {
       if (os::has_stale_temp(place))
-        planned.push(Json::object({{"op", "remove-stale-temporary"},
-                                   {"path", Json::bytes(os::temp_name(place.name))}}));
+        planned.push(Json::object(
+            {{"op", "remove-stale-temporary"}, {"path", Json::bytes(os::temp_name(place.name))}}));
       planned.push(Json::object({{"op", before ? "replace" : "create"},
                                  {"path", Json::bytes(a.path)},
                                  {"before_sha256", before ? Json(*before) : Json()},
@@ -412,7 +468,8 @@ void render_text(const Json& data, std::string& out) {
   out += ", " + std::to_string(data.get("bytes")->as_uint()) + " bytes, sha256 " +
          data.get("after_sha256")->str() + "\n";
   if (const Json* dirs = data.get("parents_created"))
-    for (const Json& d : dirs->items()) out += "made directory " + contract::printable(d.str()) + "\n";
+    for (const Json& d : dirs->items())
+      out += "made directory " + contract::printable(d.str()) + "\n";
   const Json* diff = data.get("diff");
   if (diff && !diff->is_null()) text::render_diff(*diff, out);
   if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
@@ -421,5 +478,10 @@ void render_text(const Json& data, std::string& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Large buffers come from the heap and stay there when freed, so a later phase (the diff)
+  // reuses pages an earlier one (hashing, splitting) already touched instead of faulting in
+  // fresh ones: page faults are most of the CPU time of a megabyte write on a VM.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
 }

@@ -83,8 +83,9 @@ int open_dir_component(int at, const std::string& name, bool beneath) {
 }
 
 // --parents: the directory part, one component at a time from `base` (a real descriptor).
-// With a root every component is opened O_NOFOLLOW beneath the last (a link is refused) and
-// never `..` (check_path refused those); without one the path is followed as given.
+// With a root every component is opened beneath the last following no link (a link is
+// path.symlink, made or found) and never `..` (check_path refused those); without one the
+// path is followed as given.
 Result<Place> walk_parents(int base, bool beneath, Place place, Parents parents) {
   std::vector<std::string> names = components(place.parent);
   Fd cur;  // invalid while at `base`
@@ -153,10 +154,9 @@ contract::Error write_error(int err, std::string_view shown, std::string_view st
   if (err == ENOENT) rule = "io.not-found";
   std::string what = "cannot write " + quoted(shown) + " (" + std::string(stage) + "): ";
   what += std::strerror(err);
-  return contract::make_error(rule, std::move(what),
-                              Json::object({{"path", Json::bytes(shown)},
-                                            {"stage", stage},
-                                            {"errno", errno_tag(err)}}));
+  return contract::make_error(
+      rule, std::move(what),
+      Json::object({{"path", Json::bytes(shown)}, {"stage", stage}, {"errno", errno_tag(err)}}));
 }
 
 Result<Place> open_place(int root_fd, std::string_view path, Parents parents) {
@@ -235,10 +235,10 @@ contract::Error wrong_kind(const Place& place, const Entry& e) {
                          : S_ISBLK(m)  ? "block-device"
                                        : "other";
       detail.set("kind", kind);
-      return contract::make_error("io.special-file",
-                                  "refusing " + quoted(place.path) + ": it is a " + kind +
-                                      ", which tack does not write",
-                                  std::move(detail));
+      return contract::make_error(
+          "io.special-file",
+          "refusing " + quoted(place.path) + ": it is a " + kind + ", which tack does not write",
+          std::move(detail));
     }
   }
 }
@@ -357,7 +357,8 @@ std::optional<contract::Error> commit_file(const Place& place, std::string_view 
 
   size_t done = 0;
   while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, std::min<size_t>(content.size() - done, 1 << 30));
+    ssize_t n =
+        ::write(fd, content.data() + done, std::min<size_t>(content.size() - done, 1 << 30));
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(errno, "write");

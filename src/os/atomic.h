@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "contract/error.h"
@@ -36,7 +36,7 @@ namespace os {
 
 // The directory that holds (or will hold) a file, and the file's name in it.
 struct Place {
-  Fd dir;              // the directory, O_RDONLY (flock and fsync need a real descriptor)
+  Fd dir;  // the directory, O_RDONLY (flock and fsync need a real descriptor)
   struct stat dir_st {};
   std::string path;    // the path as checked (relative to the root, or as given without one)
   std::string parent;  // its directory part, "." for a name at the top
@@ -57,7 +57,7 @@ enum class Parents { Refuse, Make, Plan };
 // beneath the root following no symbolic link (path.symlink); without a root the directory
 // part is opened as given and only the file's own name is never followed. Parents::Make
 // creates missing directories one component at a time beneath the root (mkdirat on the
-// descriptor of the last, each new one opened with O_NOFOLLOW, so a link swapped in is
+// descriptor of the last, each one then opened following no link, so a link swapped in is
 // refused, never followed); Parents::Plan only lists them (dry run: no mkdir).
 // Errors: path.symlink, io.not-found, io.not-a-directory, io.permission-denied,
 // io.is-a-directory (the path names the root or ends in `.`/`..`), io.write-failed (mkdir).

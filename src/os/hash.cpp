@@ -3,6 +3,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <vector>
@@ -35,7 +36,9 @@ std::string to_hex(const unsigned char* md, unsigned len) {
 
 Sha256::Sha256() : ctx_(fresh_ctx()) {}
 
-Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
 
 void Sha256::update(std::string_view bytes) {
   if (ctx_ && !bytes.empty())
@@ -57,40 +60,52 @@ std::string sha256_hex(std::string_view bytes) {
   return h.hex();
 }
 
-Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep,
-                         uint64_t keep_max) {
+Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint64_t keep_max) {
   constexpr size_t kChunk = 256 * 1024;
-  std::vector<char> buf(kChunk);
   Sha256 h;
   uint64_t at = 0;
   bool keeping = keep != nullptr;
-  if (keep) keep->clear();
+  if (keep) {
+    keep->clear();
+    // Read straight into the caller's string, sized once from fstat (a file may still grow or
+    // shrink while it is read: the size is only a hint): no second buffer, no copy.
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) <= keep_max)
+      keep->reserve(static_cast<size_t>(st.st_size) + 1);
+  }
+  std::vector<char> buf;  // only once the content is not kept
   while (true) {
-    long long n = pread_full(fd, buf.data(), buf.size(), at);
-    if (n < 0) return errno_error(static_cast<int>(-n), shown, "read");
-    if (n == 0) break;
-    std::string_view got(buf.data(), static_cast<size_t>(n));
-    h.update(got);
+    char* dst;
+    if (keeping) {
+      keep->resize(static_cast<size_t>(at) + kChunk);
+      dst = keep->data() + at;
+    } else {
+      if (buf.empty()) buf.resize(kChunk);
+      dst = buf.data();
+    }
+    long long n = pread_full(fd, dst, kChunk, at);
+    if (n < 0) {
+      if (keep) keep->clear();
+      return errno_error(static_cast<int>(-n), shown, "read");
+    }
+    h.update(std::string_view(dst, static_cast<size_t>(n)));
     at += static_cast<uint64_t>(n);
     if (keeping) {
+      keep->resize(static_cast<size_t>(at));
       if (at > keep_max) {
         keeping = false;
         std::string().swap(*keep);
-      } else {
-        keep->append(got);
       }
     }
-    if (static_cast<size_t>(n) < buf.size()) break;
+    if (static_cast<size_t>(n) < kChunk) break;
   }
-  if (keep && !keeping) keep->clear();
   return Hashed{h.hex(), at, keeping};
 }
 
 bool is_sha256_hex(std::string_view text) {
   if (text.size() != 64) return false;
   for (char c : text)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
-      return false;
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
   return true;
 }
 

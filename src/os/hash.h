@@ -34,8 +34,8 @@ std::string sha256_hex(std::string_view bytes);
 
 struct Hashed {
   std::string hex;
-  uint64_t bytes = 0;    // how many bytes were hashed
-  bool kept = false;     // the bytes are in the caller's `keep` string
+  uint64_t bytes = 0;  // how many bytes were hashed
+  bool kept = false;   // the bytes are in the caller's `keep` string
 };
 
 // The hash of a whole open file, read with pread from offset 0 in 256 KiB chunks (the fd's

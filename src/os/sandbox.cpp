@@ -32,7 +32,7 @@ namespace {
 // Landlock's rights by ABI version; the kernel refuses a ruleset naming rights it lacks.
 constexpr uint64_t kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
                    kFsReadDir = 1ull << 3, kFsRemoveDir = 1ull << 4, kFsRemoveFile = 1ull << 5, kFsMakeDir = 1ull << 7,
-                   kFsMakeReg = 1ull << 8, kFsRefer = 1ull << 13, kFsTruncate = 1ull << 14;
+                   kFsMakeReg = 1ull << 8, kFsMakeSym = 1ull << 12, kFsRefer = 1ull << 13, kFsTruncate = 1ull << 14;
 constexpr uint64_t kNetBindTcp = 1ull << 0, kNetConnectTcp = 1ull << 1;
 
 uint64_t fs_rights(int abi) {
@@ -73,8 +73,9 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   uint64_t read = kFsReadFile | kFsReadDir;
   // REMOVE_DIR only lets a writer take back the directories its own --parents made when the
   // write then fails; no tool deletes anything else (rmdir refuses a non-empty directory).
+  // MAKE_SYM: move renames a link as itself, which Landlock counts as making one there.
   uint64_t write = (kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir | kFsMakeReg |
-                    kFsRefer | kFsTruncate | read) & all;
+                    kFsMakeSym | kFsRefer | kFsTruncate | read) & all;
   if (tool.effects & contract::kStartPrograms) read |= kFsExecute;
   bool writer = tool.effects & contract::kWriteFiles;
   bool ok = true;

@@ -1,8 +1,10 @@
 // diff.cpp — Myers' line diff in linear space, grouped into diff -u hunks (see diff.h).
 #include "text/diff.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
-#include <unordered_map>
+#include <cstring>
 
 namespace text {
 namespace {
@@ -13,7 +15,13 @@ struct LineRef {
 };
 
 std::vector<LineRef> split(std::string_view s) {
+  // Counted first: one exact allocation (on a VM every page first touched is a costly fault).
+  size_t lines = 0;
+  for (const char *p = s.data(), *end = s.data() + s.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
+    ++lines;
   std::vector<LineRef> out;
+  out.reserve(lines + 1);
   size_t i = 0;
   while (i < s.size()) {
     size_t j = s.find('\n', i);
@@ -43,12 +51,14 @@ class Differ {
     // An explicit stack of pieces instead of recursion: a split near one end of a long piece
     // would otherwise nest as deep as the file is long. The marks are indexed by line, so the
     // order pieces are settled in does not matter.
-    std::vector<Piece> stack{{0, static_cast<int64_t>(a_.size()), 0, static_cast<int64_t>(b_.size())}};
+    std::vector<Piece> stack{
+        {0, static_cast<int64_t>(a_.size()), 0, static_cast<int64_t>(b_.size())}};
     while (!stack.empty()) {
       Piece p = stack.back();
       stack.pop_back();
       while (p.a_lo < p.a_hi && p.b_lo < p.b_hi && a_[p.a_lo] == b_[p.b_lo]) ++p.a_lo, ++p.b_lo;
-      while (p.a_lo < p.a_hi && p.b_lo < p.b_hi && a_[p.a_hi - 1] == b_[p.b_hi - 1]) --p.a_hi, --p.b_hi;
+      while (p.a_lo < p.a_hi && p.b_lo < p.b_hi && a_[p.a_hi - 1] == b_[p.b_hi - 1])
+        --p.a_hi, --p.b_hi;
       int64_t n = p.a_hi - p.a_lo, m = p.b_hi - p.b_lo;
       if (n == 0 || m == 0) {
         coarse(p);
@@ -58,8 +68,13 @@ class Differ {
         single(p);
         continue;
       }
+      if (n + m >= (int64_t{1} << 30)) {  // past what 32-bit diagonals hold: coarse, still exact
+        coarse(p);
+        continue;
+      }
       int64_t x, y;
-      if (!bisect(&a_[p.a_lo], n, &b_[p.b_lo], m, x, y) || (x == 0 && y == 0) || (x == n && y == m)) {
+      if (!bisect(&a_[p.a_lo], n, &b_[p.b_lo], m, x, y) || (x == 0 && y == 0) ||
+          (x == n && y == m)) {
         coarse(p);
         continue;
       }
@@ -76,7 +91,7 @@ class Differ {
   const std::vector<uint32_t>& a_;
   const std::vector<uint32_t>& b_;
   uint64_t budget_;
-  std::vector<int64_t> v1_, v2_;
+  std::vector<int32_t> v1_, v2_;  // 32 bits: half the memory to touch (pieces < 2^30 lines)
 
  public:
   std::vector<bool> removed, added;
@@ -118,14 +133,15 @@ class Differ {
   // The middle snake (Myers 1986, §4b), searched from both ends at once; (x, y) is where the
   // two searches meet, so the piece splits into two with a shortest script each. False when
   // the work budget runs out.
-  bool bisect(const uint32_t* a, int64_t n, const uint32_t* b, int64_t m, int64_t& sx, int64_t& sy) {
+  bool bisect(const uint32_t* a, int64_t n, const uint32_t* b, int64_t m, int64_t& sx,
+              int64_t& sy) {
     const int64_t max_d = (n + m + 1) / 2;
     const int64_t v_offset = max_d, v_length = 2 * max_d + 2;
     if (!spend(static_cast<uint64_t>(v_length))) return false;
     v1_.assign(static_cast<size_t>(v_length), -1);
     v2_.assign(static_cast<size_t>(v_length), -1);
-    int64_t* v1 = v1_.data();
-    int64_t* v2 = v2_.data();
+    int32_t* v1 = v1_.data();
+    int32_t* v2 = v2_.data();
     v1[v_offset + 1] = 0;
     v2[v_offset + 1] = 0;
     const int64_t delta = n - m;
@@ -141,7 +157,7 @@ class Differ {
         const int64_t x_start = x1;
         while (x1 < n && y1 < m && a[x1] == b[y1]) ++x1, ++y1;
         if (!spend(1 + static_cast<uint64_t>(x1 - x_start))) return false;
-        v1[k1_offset] = x1;
+        v1[k1_offset] = static_cast<int32_t>(x1);
         if (x1 > n) {
           k1end += 2;  // ran off the right of the grid
         } else if (y1 > m) {
@@ -165,7 +181,7 @@ class Differ {
         const int64_t x_start = x2;
         while (x2 < n && y2 < m && a[n - x2 - 1] == b[m - y2 - 1]) ++x2, ++y2;
         if (!spend(1 + static_cast<uint64_t>(x2 - x_start))) return false;
-        v2[k2_offset] = x2;
+        v2[k2_offset] = static_cast<int32_t>(x2);
         if (x2 > n) {
           k2end += 2;
         } else if (y2 > m) {
@@ -208,32 +224,87 @@ Diff diff_lines(std::string_view old_text, std::string_view new_text, const Diff
   out.old_eol = eol_of(a);
   out.new_eol = eol_of(b);
 
-  // Interned ids: equal ids are equal lines, the missing final newline included.
-  std::unordered_map<std::string_view, uint32_t> ids[2];
-  auto intern = [&](const std::vector<LineRef>& lines) {
+  // Interned ids: equal ids are equal lines, the missing final newline included. A line's id
+  // is the index (a's lines, then b's) of its first occurrence; an open-addressing table of
+  // (32 bits of XXH3, first occurrence) finds it without a node allocation per line.
+  const size_t total = a.size() + b.size();
+  size_t cap = 16;
+  while (cap < total + total / 2) cap <<= 1;
+  std::vector<uint64_t> table(cap, 0);
+  auto line_at = [&](size_t g) -> const LineRef& { return g < a.size() ? a[g] : b[g - a.size()]; };
+  auto intern = [&](const std::vector<LineRef>& lines, size_t base) {
     std::vector<uint32_t> v;
     v.reserve(lines.size());
-    for (auto& l : lines) {
-      auto& map = ids[l.newline ? 0 : 1];
-      auto [it, fresh] = map.try_emplace(l.text, 0);
-      if (fresh) it->second = static_cast<uint32_t>(ids[0].size() + ids[1].size());
-      v.push_back(it->second);
+    for (size_t k = 0; k < lines.size(); ++k) {
+      const LineRef& l = lines[k];
+      uint64_t h =
+          XXH3_64bits(l.text.data(), l.text.size()) ^ (l.newline ? 0 : 0x9e3779b97f4a7c15ull);
+      const uint64_t tag = h >> 32;
+      size_t pos = static_cast<size_t>(h) & (cap - 1);
+      while (true) {
+        uint64_t slot = table[pos];
+        if (slot == 0) {
+          table[pos] = tag << 32 | (base + k + 1);
+          v.push_back(static_cast<uint32_t>(base + k));
+          break;
+        }
+        size_t first = static_cast<size_t>(slot & 0xffffffffu) - 1;
+        const LineRef& other = line_at(first);
+        if ((slot >> 32) == tag && other.newline == l.newline && other.text == l.text) {
+          v.push_back(static_cast<uint32_t>(first));
+          break;
+        }
+        pos = (pos + 1) & (cap - 1);
+      }
     }
     return v;
   };
-  const std::vector<uint32_t> ia = intern(a), ib = intern(b);
-  Differ d(ia, ib, opt.budget);
+  const std::vector<uint32_t> ia = intern(a, 0), ib = intern(b, a.size());
+  std::vector<uint64_t>().swap(table);
+
+  // A line with no equal on the other side can never be kept: mark it now and give Myers only
+  // the lines that can match (GNU diff discards them too). The script stays minimal, and two
+  // unrelated files cost nothing but this pass.
+  const size_t n_ids = total + 1;
+  std::vector<uint8_t> in_a(n_ids), in_b(n_ids);
+  for (uint32_t id : ia) in_a[id] = 1;
+  for (uint32_t id : ib) in_b[id] = 1;
+  std::vector<uint32_t> ra, rb;        // the lines that can match
+  std::vector<uint32_t> map_a, map_b;  // their indices in a and b
+  std::vector<bool> removed(a.size()), added(b.size());
+  for (uint32_t i = 0; i < ia.size(); ++i) {
+    if (in_b[ia[i]]) {
+      ra.push_back(ia[i]);
+      map_a.push_back(i);
+    } else {
+      removed[i] = true;
+    }
+  }
+  for (uint32_t j = 0; j < ib.size(); ++j) {
+    if (in_a[ib[j]]) {
+      rb.push_back(ib[j]);
+      map_b.push_back(j);
+    } else {
+      added[j] = true;
+    }
+  }
+  Differ d(ra, rb, opt.budget);
   d.run();
+  for (size_t k = 0; k < ra.size(); ++k)
+    if (d.removed[k]) removed[map_a[k]] = true;
+  for (size_t k = 0; k < rb.size(); ++k)
+    if (d.added[k]) added[map_b[k]] = true;
 
   // Rows in diff -u order: within a change, every removal before every addition.
   std::vector<Row> rows;
-  std::vector<size_t> changes;  // indices of '-' and '+' rows
+  rows.reserve(a.size() + b.size());  // an upper bound; pages are touched only as used
+  std::vector<size_t> changes;        // indices of '-' and '+' rows
   for (uint32_t i = 0, j = 0; i < a.size() || j < b.size();) {
-    if (i < a.size() && d.removed[i]) {
+    if (i < a.size() && removed[i]) {
       changes.push_back(rows.size());
       rows.push_back({'-', i++, j});
       ++out.removed;
-    } else if (j < b.size() && d.added[j]) {
+    } else if (j < b.size() && added[j]) {
       changes.push_back(rows.size());
       rows.push_back({'+', i, j++});
       ++out.added;

@@ -10,7 +10,8 @@
 // both policies, so the shown lines plus `old_eol`/`new_eol` give back the exact bytes.
 //
 // The edit script is Myers' O(ND) algorithm in linear space (the middle-snake bisection, as in
-// diff-match-patch), on interned line ids after trimming the common head and tail. Work is
+// diff-match-patch), on interned line ids, after setting aside the lines that have no equal on
+// the other side (they cannot be kept) and trimming the common head and tail. Work is
 // bounded: past `budget` steps a remaining piece is reported as removed-then-added whole. The
 // result is then still exact (applying it gives the new content), only not minimal; the budget
 // is counted in steps, not time, so the answer is the same on every machine.
@@ -41,9 +42,9 @@ struct Hunk {
 
 struct DiffOptions {
   size_t context = 3;
-  uint64_t max_lines = UINT64_MAX;   // lines listed in all hunks together
-  uint64_t max_bytes = 1 << 20;      // bytes of line text listed in all hunks together
-  uint64_t budget = 50'000'000;      // Myers steps before the coarse fallback
+  uint64_t max_lines = UINT64_MAX;  // lines listed in all hunks together
+  uint64_t max_bytes = 1 << 20;     // bytes of line text listed in all hunks together
+  uint64_t budget = 20'000'000;     // Myers steps before the coarse fallback
 };
 
 struct Diff {

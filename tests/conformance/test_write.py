@@ -3,8 +3,8 @@
 The diff (applied, it gives the new bytes back; its counts are GNU diff --minimal's), M5
 against cp (same bytes, same mode), M3 every declared rule reached and every retry cleared,
 and the hostile cases: links of every shape (file, directory, dangling, swapped during 1000
-calls), a hard link to a file outside the root, kill -9 at every system call of a write and
-at random moments of a large one, a full disk, a read-only directory. Every invocation goes
+calls), a hard link to a file outside the root, a full disk, a read-only directory (kill -9
+at every step of a write is in test_m7_mutation.py). Every invocation goes
 through tack.run, which validates the output against schemas/write.v1.json (M1).
 """
 
@@ -14,12 +14,8 @@ import glob
 import hashlib
 import os
 import random
-import re
-import signal
 import stat
 import subprocess
-import threading
-import time
 
 import pytest
 
@@ -626,74 +622,6 @@ def test_directory_swapped_for_a_link_during_1000_writes(tree):
         assert litter(os.fsdecode(d)) == []
 
 
-def _trace_syscalls(argv, cwd):
-    """Every system call of one run, in order (names only)."""
-    out = cwd / "trace.txt"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(out), *argv], cwd=cwd, check=True,
-                   capture_output=True, timeout=30)
-    names = []
-    for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
-        if m:
-            names.append(m.group(1))
-    out.unlink()
-    return names
-
-
-def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_path):
-    old, new = b"old content\n" * 1000, b"new content\n" * 1200
-    tree.write("k.txt", old)
-    tree.write("new.bin", new)
-    argv = [tack.bin_path("write"), "--root", str(tree.root), "--if-sha256", sha(old),
-            "--content-file", "new.bin", "k.txt"]
-    names = _trace_syscalls(argv, tmp_path)
-    tree.write("k.txt", old)
-    assert "renameat" in names and "fsync" in names and "flock" in names
-    start = names.index("execve") + 1
-    counts, steps = {}, []
-    for n in names[start:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
-    outcomes = set()
-    for name, nth in steps:
-        p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
-                            "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
-                           capture_output=True, timeout=30)
-        now = read(tree.p("k.txt"))
-        assert now in (old, new), f"partial target after kill at {name} #{nth}"
-        outcomes.add(now == new)
-        # The next call cleans up after the killed one, whatever it then does.
-        r = W(tree, "--if-sha256", sha(now), "--stdin", "k.txt", stdin=old)
-        assert r.exit == 0 and read(tree.p("k.txt")) == old
-        assert litter(tree.root) == [], f"litter after kill at {name} #{nth}"
-    assert outcomes == {False, True}  # killed before and after the rename both happened
-
-
-def test_kill_9_at_random_moments_of_a_large_write(tree):
-    rng = random.Random(11)
-    old, new = b"o" * (24 * MiB), bytes(rng.getrandbits(8) for _ in range(4096)) * (6 * 1024)
-    tree.write("big.bin", old)
-    tree.write("src.bin", new)
-    argv = [tack.bin_path("write"), "--root", str(tree.root), "--max-bytes", str(64 * MiB),
-            "--content-file", "src.bin", "big.bin"]
-    for i in range(25):
-        cur = read(tree.p("big.bin"))
-        p = subprocess.Popen(argv[:1] + ["--if-sha256", sha(cur)] + argv[1:],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0, 0.25))
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        now = read(tree.p("big.bin"))
-        assert now in (old, new), f"partial target after kill {i}"
-        if now == new:
-            tree.write("big.bin", old)
-    r = W(tree, "--if-sha256", sha(read(tree.p("big.bin"))), "--max-bytes", str(64 * MiB),
-          "--content-file", "src.bin", "big.bin")
-    assert r.exit == 0 and read(tree.p("big.bin")) == new
-    assert litter(tree.root) == []
-
-
 @pytest.fixture
 def small_fs(tree):
     """A 512 KiB tmpfs at ROOT/small (root only; skipped where mount is not allowed)."""
@@ -757,3 +685,53 @@ def test_dry_runs_are_deterministic_and_change_nothing(tree):
         outs.add(r.out)
     assert len(outs) == 2
     assert snapshot(tree.root) == before
+
+
+# --- without --root, ownership, environment ---------------------------------------------------
+
+def test_without_root_paths_are_as_given_but_the_name_is_never_followed(tree):
+    r = run("write", "--create", "--stdin", "dir/rel.txt", stdin=b"rel\n", cwd=tree.root)
+    assert r.exit == 0 and read(tree.p("dir/rel.txt")) == b"rel\n"
+    r = run("write", "--if-sha256", sha(b"rel\n"), "--stdin", tree.p("dir/rel.txt"), stdin=b"abs\n")
+    assert r.exit == 0 and read(tree.p("dir/rel.txt")) == b"abs\n"
+    # A link in the directory part is the operator's spelling and is followed; in the name, never.
+    r = run("write", "--if-sha256", sha(SECRET + b" in dir\n"), "--stdin", "link_out_dir/secret.txt",
+            stdin=b"through the operator's link\n", cwd=tree.root)
+    assert r.exit == 0
+    r = run("write", "--create", "--stdin", "link_out_file", stdin=b"x", cwd=tree.root)
+    assert r.rules == ["path.symlink"] and read(tree.outside / "secret.txt") == SECRET + b"\n"
+
+
+def test_owner_and_group_are_kept_where_the_os_allows(tree):
+    os.chown(tree.p("plain.txt"), 1234, 5678)
+    r = W(tree, "--if-sha256", H_PLAIN, "--stdin", "plain.txt", stdin=b"owned\n")
+    assert r.exit == 0
+    st = os.stat(tree.p("plain.txt"))
+    assert (st.st_uid, st.st_gid) == (1234, 5678)
+
+
+ENVS = [
+    {"PATH": "/usr/bin:/bin"},
+    {"PATH": "/usr/bin:/bin", "LC_ALL": "tr_TR.UTF-8", "LANG": "tr_TR.UTF-8", "TZ": "Asia/Kolkata"},
+    {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TERM": "xterm-256color", "OPENSSL_CONF": "/nonexistent",
+     "TACK_ROOT": "/", "PWD": "/elsewhere", "COLUMNS": "7"},
+]
+
+
+@pytest.mark.parametrize("sink", tack.SINKS)
+def test_dry_runs_are_the_same_bytes_in_any_environment_and_sink(tree, sink):
+    tree.write("dir/stale/f.txt", b"old\n")
+    outs = set()
+    for env in ENVS:
+        for cwd in (tree.root.parent, "/"):
+            argv = [tack.bin_path("write"), "--root", str(tree.root), "--dry-run", "--if-sha256",
+                    H_PLAIN, "--content-file", "crlf.txt", "plain.txt"]
+            code, out, err = tack.run_sink(argv, sink, env=env, cwd=cwd)
+            assert code == 9 and err == b""
+            outs.add(out.replace(b"\r\n", b"\n") if sink == "pty" else out)
+            argv = [tack.bin_path("move"), "--root", str(tree.root), "--dry-run", "--parents",
+                    "plain.txt", "n/e/w.txt"]
+            code, out, err = tack.run_sink(argv, sink, env=env, cwd=cwd)
+            assert code == 9 and err == b""
+            outs.add(out.replace(b"\r\n", b"\n") if sink == "pty" else out)
+    assert len(outs) == 2, outs

@@ -2,8 +2,6 @@
 // opened beneath the root following no link, --parents made and undone, the directory lock,
 // the atomic replace (mode kept, no litter, stale temporary files removed, RENAME_NOREPLACE
 // refusing a name that appeared) and the rename that never replaces.
-#include "os/atomic.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -14,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "os/atomic.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -21,8 +21,9 @@ namespace fs = std::filesystem;
 class Atomic : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::temp_directory_path() / ("tack-atomic-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    base_ = fs::temp_directory_path() /
+            ("tack-atomic-" + std::to_string(getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(base_);
     root_ = base_ / "root";
     fs::create_directories(root_ / "dir");
@@ -111,7 +112,9 @@ TEST_F(Atomic, ParentsArePlannedMadeAndUndone) {
 
 TEST_F(Atomic, LookNeverFollowsTheName) {
   using K = os::Entry::Kind;
-  auto kind = [&](std::string_view path) { return std::get<os::Entry>(os::look(place(path))).kind; };
+  auto kind = [&](std::string_view path) {
+    return std::get<os::Entry>(os::look(place(path))).kind;
+  };
   EXPECT_EQ(kind("file.txt"), K::File);
   EXPECT_EQ(kind("link_file"), K::Link);
   EXPECT_EQ(kind("dir"), K::Directory);

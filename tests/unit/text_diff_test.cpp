@@ -2,13 +2,13 @@
 // final newline, CRLF shown under the eol policy, caps that cut consistently, and on random
 // inputs: applying the hunks gives back the new text exactly, and the script is minimal
 // (checked against an LCS computed by dynamic programming).
-#include "text/diff.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
+
+#include "text/diff.h"
 
 namespace {
 
@@ -258,7 +258,34 @@ TEST(Diff, LargeFilesWithScatteredChangesStayFast) {
   EXPECT_EQ(d.added, 200u);
   EXPECT_EQ(d.removed, 200u);
   EXPECT_EQ(d.hunks.size(), 200u);
-  EXPECT_EQ(applied(a, d), b);
+  EXPECT_TRUE(applied(a, d) == b);
+}
+
+TEST(Diff, UnrelatedLargeFilesCostOnePass) {
+  std::string a, b;
+  for (int i = 0; i < 100000; ++i) {
+    a += "old " + std::to_string(i) + "\n";
+    b += "new " + std::to_string(i) + "\n";
+  }
+  text::DiffOptions opt;
+  opt.budget = 1000;  // no Myers work is needed at all: no line has an equal
+  opt.max_bytes = UINT64_MAX;
+  auto d = text::diff_lines(a, b, opt);
+  EXPECT_EQ(d.added, 100000u);
+  EXPECT_EQ(d.removed, 100000u);
+  EXPECT_FALSE(d.truncated);
+  EXPECT_TRUE(applied(a, d) == b);  // not EXPECT_EQ: a failure would print megabytes
+}
+
+TEST(Diff, ACarriageReturnEndingAFileIsShown) {
+  // CRLF file whose last line has no '\n': its '\r' is a byte of the line, not an ending.
+  auto d = text::diff_lines("a\r\nb\r\n", "a\r\nb\r");
+  EXPECT_EQ(d.new_eol, text::Eol::Crlf);
+  auto j = text::diff_json(d);
+  const auto& lines = j.get("hunks")->items()[0].get("lines")->items();
+  EXPECT_EQ(lines[1].get("text")->str(), "b");    // '-' b\r\n: shown without its ending
+  EXPECT_EQ(lines[2].get("text")->str(), "b\r");  // '+' b\r, no newline: the \r shown
+  EXPECT_TRUE(lines[2].get("no_newline"));
 }
 
 TEST(Diff, RenderIsDiffUnifiedBody) {

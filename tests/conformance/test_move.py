@@ -1,0 +1,446 @@
+"""move — rename beneath the root, never over anything; --remove renames to a tombstone.
+
+M5 against `mv -n -T` (same final tree), M3 every declared rule reached and every retry
+cleared, the retry that already landed (changed:false), the tombstone and its undo, and the
+hostile cases: links in either path, a link as the destination (even dangling), a link moved
+as itself, a directory flipped to a link while calls run. Every invocation goes through
+tack.run, which validates the output against schemas/move.v1.json (M1).
+"""
+
+import fcntl
+import hashlib
+import os
+import stat
+import subprocess
+
+import pytest
+
+import tack
+from tack import SECRET, run
+
+
+def sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def M(tree, *args, **kw):
+    return run("move", "--root", tree.root, *args, cwd=tree.root.parent, **kw)
+
+
+def read(path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def snapshot(directory) -> dict:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            rel = os.path.relpath(p, directory)
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(p))
+            elif stat.S_ISREG(st.st_mode):
+                out[rel] = ("file", read(p), stat.S_IMODE(st.st_mode), st.st_ino)
+            else:
+                out[rel] = ("dir" if stat.S_ISDIR(st.st_mode) else "other",)
+    return out
+
+
+H_PLAIN = sha(tack.PLAIN)
+TOMB = f".plain.txt.removed-{H_PLAIN[:8]}"
+
+
+
+# --- the basic contract ---------------------------------------------------------------------
+
+def test_move_across_directories_keeps_the_inode(tree):
+    before = os.stat(tree.p("plain.txt"))
+    r = M(tree, "plain.txt", "dir/sub/moved.txt")
+    assert r.exit == 0
+    assert r.data == {"from": "plain.txt", "to": "dir/sub/moved.txt", "changed": True,
+                      "removed": False}
+    assert not os.path.exists(tree.p("plain.txt"))
+    after = os.stat(tree.p("dir/sub/moved.txt"))
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert read(tree.p("dir/sub/moved.txt")) == tack.PLAIN
+
+
+def test_an_existing_destination_is_never_replaced(tree):
+    before = snapshot(tree.root)
+    r = M(tree, "plain.txt", "crlf.txt")
+    assert r.rules == ["conflict.exists"]
+    e = r.errors[0]
+    assert e["detail"]["kind"] == "file" and e["detail"]["actual_sha256"] == sha(tack.CRLF)
+    assert e["repair"]["kind"] == "none"
+    tree.dangling("dangling")
+    r = M(tree, "plain.txt", "dangling")
+    assert r.rules == ["conflict.exists"] and r.errors[0]["detail"]["kind"] == "symlink"
+    r = M(tree, "plain.txt", "dir")
+    assert r.rules == ["conflict.exists"] and r.errors[0]["detail"]["kind"] == "directory"
+    r = M(tree, "plain.txt", "link_out_file")
+    assert r.rules == ["conflict.exists"]
+    del before  # the links made above are new; the files are what matters
+    assert read(tree.p("plain.txt")) == tack.PLAIN and read(tree.p("crlf.txt")) == tack.CRLF
+    assert read(tree.outside / "secret.txt") == SECRET + b"\n"
+
+
+def test_if_sha256_is_checked_and_names_the_actual_hash(tree):
+    r = M(tree, "--if-sha256", "0" * 64, "plain.txt", "moved.txt")
+    assert r.rules == ["precondition.hash-mismatch"]
+    e = r.errors[0]
+    assert e["detail"]["actual_sha256"] == H_PLAIN and e["repair"]["kind"] == "none"
+    assert os.path.exists(tree.p("plain.txt")) and not os.path.exists(tree.p("moved.txt"))
+    ok = M(tree, "--if-sha256", H_PLAIN.upper(), "plain.txt", "moved.txt")
+    assert ok.exit == 0 and read(tree.p("moved.txt")) == tack.PLAIN
+
+
+def test_a_retry_that_already_landed_is_unchanged(tree):
+    assert M(tree, "--if-sha256", H_PLAIN, "plain.txt", "moved.txt").data["changed"] is True
+    again = M(tree, "--if-sha256", H_PLAIN, "plain.txt", "moved.txt")
+    assert again.exit == 0 and again.data["changed"] is False
+    plain = M(tree, "plain.txt", "moved.txt")
+    assert plain.exit == 0 and plain.data["changed"] is False
+    # Something else at the destination is not a landed retry: the source is missing.
+    r = M(tree, "--if-sha256", sha(tack.CRLF), "plain.txt", "moved.txt")
+    assert r.rules == ["io.not-found"]
+    assert r.errors[0]["detail"]["destination_sha256"] == H_PLAIN
+    gone = M(tree, "nothing.txt", "nowhere.txt")
+    assert gone.rules == ["io.not-found"]
+
+
+def test_parents_are_made_and_a_dry_run_makes_none(tree):
+    dry = M(tree, "--parents", "--dry-run", "plain.txt", "a/b/plain.txt")
+    assert dry.exit == 9 and dry.data["parents_created"] == ["a", "a/b"]
+    assert [a["op"] for a in dry.doc["planned_actions"]] == ["mkdir", "mkdir", "rename"]
+    assert not os.path.exists(tree.p("a"))
+    r = M(tree, "--parents", "plain.txt", "a/b/plain.txt")
+    assert r.exit == 0 and r.data["parents_created"] == ["a", "a/b"]
+    no = M(tree, "crlf.txt", "x/y.txt")
+    assert no.rules == ["io.not-found"] and not os.path.exists(tree.p("x"))
+
+
+def test_remove_renames_to_a_tombstone_that_undoes(tree):
+    dry = M(tree, "--remove", "--if-sha256", H_PLAIN, "--dry-run", "plain.txt")
+    assert dry.exit == 9 and os.path.exists(tree.p("plain.txt"))
+    assert dry.doc["planned_actions"] == [
+        {"op": "rename", "from": "plain.txt", "to": TOMB, "kind": "file"}]
+    r = M(tree, "--remove", "--if-sha256", H_PLAIN, "plain.txt")
+    assert r.exit == 0
+    assert r.data == {"from": "plain.txt", "to": TOMB, "changed": True, "removed": True,
+                      "tombstone": TOMB}
+    assert not os.path.exists(tree.p("plain.txt")) and read(tree.p(TOMB)) == tack.PLAIN
+    again = M(tree, "--remove", "--if-sha256", H_PLAIN, "plain.txt")
+    assert again.exit == 0 and again.data["changed"] is False
+    # Undo: move it back.
+    back = M(tree, TOMB, "plain.txt")
+    assert back.exit == 0 and read(tree.p("plain.txt")) == tack.PLAIN
+    # In a subdirectory the tombstone stays beside the file.
+    r = M(tree, "--remove", "--if-sha256", sha(tack.DEEP), "dir/sub/deep.txt")
+    assert r.data["to"] == f"dir/sub/.deep.txt.removed-{sha(tack.DEEP)[:8]}"
+    assert read(tree.p(r.data["to"])) == tack.DEEP
+
+
+def test_remove_refuses_an_existing_tombstone_and_a_wrong_hash(tree):
+    tree.write(TOMB, b"an older removal\n")
+    r = M(tree, "--remove", "--if-sha256", H_PLAIN, "plain.txt")
+    assert r.rules == ["conflict.exists"]
+    assert read(tree.p(TOMB)) == b"an older removal\n" and os.path.exists(tree.p("plain.txt"))
+    r = M(tree, "--remove", "--if-sha256", sha(b"x"), "crlf.txt")
+    assert r.rules == ["precondition.hash-mismatch"] and os.path.exists(tree.p("crlf.txt"))
+    # A tombstone that is not the file's is not a landed retry.
+    os.unlink(tree.p("plain.txt"))
+    r = M(tree, "--remove", "--if-sha256", H_PLAIN, "plain.txt")
+    assert r.rules == ["io.not-found"]
+
+
+def test_text_mode(tree):
+    t = M(tree, "--format", "text", "plain.txt", "moved.txt")
+    assert t.out == b"plain.txt -> moved.txt\n"
+    t = M(tree, "--format", "text", "--remove", "--if-sha256", sha(tack.CRLF), "crlf.txt")
+    assert t.out == f"removed crlf.txt (tombstone .crlf.txt.removed-{sha(tack.CRLF)[:8]})\n".encode()
+
+
+def test_a_link_is_moved_as_itself(tree):
+    r = M(tree, "link_out_file", "dir/moved_link")
+    assert r.exit == 0, r
+    assert os.fsdecode(os.readlink(tree.p("dir/moved_link"))) == str(tree.outside / "secret.txt")
+    assert read(tree.outside / "secret.txt") == SECRET + b"\n"
+    target = os.fsencode(str(tree.outside / "secret.txt"))
+    r = M(tree, "--remove", "--if-sha256", sha(target), "dir/moved_link")
+    assert r.exit == 0 and os.path.islink(tree.p(r.data["to"]))
+
+
+def test_a_link_hash_is_its_target_text(tree):
+    r = M(tree, "--remove", "--if-sha256", "0" * 64, "link_out_file")
+    assert r.rules == ["precondition.hash-mismatch"]
+    assert r.errors[0]["detail"]["kind"] == "symlink"
+    assert r.errors[0]["detail"]["actual_sha256"] == sha(os.fsencode(str(tree.outside / "secret.txt")))
+
+
+def test_a_directory_is_moved_whole(tree):
+    r = M(tree, "dir", "renamed")
+    assert r.exit == 0, r
+    assert read(tree.p("renamed/sub/deep.txt")) == tack.DEEP
+    r = M(tree, "--parents", "renamed/sub", "x/y/sub")
+    assert r.exit == 0 and read(tree.p("x/y/sub/deep.txt")) == tack.DEEP
+
+
+def test_a_directory_cannot_be_hashed_or_moved_into_itself(tree):
+    r = M(tree, "--remove", "--if-sha256", "0" * 64, "dir")
+    assert r.rules == ["io.is-a-directory"]
+    r = M(tree, "dir", "dir/sub/inner")
+    assert r.rules == ["path.bad-name"]
+    r = M(tree, "dir", "dir")
+    assert r.rules == ["path.bad-name"]
+    assert os.path.isdir(tree.p("dir/sub"))
+
+
+def test_without_root_paths_are_as_given(tree):
+    r = run("move", "plain.txt", "dir/moved.txt", cwd=tree.root)
+    assert r.exit == 0 and read(tree.p("dir/moved.txt")) == tack.PLAIN
+    r = run("move", "--remove", "--if-sha256", H_PLAIN, tree.p("dir/moved.txt"))
+    assert r.exit == 0
+    assert os.path.basename(tack.tob(r.data["to"])) == f".moved.txt.removed-{H_PLAIN[:8]}".encode()
+    r = run("move", "crlf.txt", "link_out_file", cwd=tree.root)
+    assert r.rules == ["conflict.exists"]
+
+
+# --- hostile: links in the paths ----------------------------------------------------------------
+
+def test_links_in_either_path_are_refused(tree):
+    outside = snapshot(tree.outside)
+    r = M(tree, "link_out_dir/secret.txt", "stolen.txt")
+    assert r.rules == ["path.symlink"]
+    r = M(tree, "plain.txt", "link_out_dir/planted.txt")
+    assert r.rules == ["path.symlink"]
+    r = M(tree, "--parents", "plain.txt", "link_out_dir/new/planted.txt")
+    assert r.rules == ["path.symlink"]
+    tree.mid_link("dirlink")
+    r = M(tree, "dirlink/sub/deep.txt", "deep.txt")
+    assert r.rules == ["path.symlink"]
+    assert snapshot(tree.outside) == outside
+    assert read(tree.p("plain.txt")) == tack.PLAIN and read(tree.p("dir/sub/deep.txt")) == tack.DEEP
+
+
+def test_a_hard_link_to_an_outside_file_moves_only_the_name(tree):
+    os.link(tree.outside / "secret.txt", tree.p("hard"))
+    r = M(tree, "hard", "dir/hard2")
+    assert r.exit == 0
+    assert read(tree.outside / "secret.txt") == SECRET + b"\n"
+    assert os.path.samefile(tree.outside / "secret.txt", tree.p("dir/hard2"))
+
+
+FLIPPER = r"""
+import os, sys
+root = sys.argv[1]
+real, lnk, swap, stop = (os.path.join(root, n) for n in ("swap_real", "swap_link", "swap", "stop"))
+k = 0
+while not os.path.exists(stop):
+    try:
+        os.rename(real, swap); os.rename(swap, real)
+        os.rename(lnk, swap); os.rename(swap, lnk)
+    except OSError:
+        if os.path.isdir(swap) and not os.path.islink(swap):
+            k += 1
+            os.rename(swap, os.path.join(root, "made-%d" % k))
+"""
+
+
+def test_directory_swapped_for_a_link_during_300_moves(tree):
+    os.mkdir(tree.p("swap_real"))
+    tree.write("swap_real/secret.txt", SECRET + b" in dir\n")
+    tree.write("token.txt", b"token\n")
+    tree.link("swap_link", tree.outside / "dir")
+    outside = snapshot(tree.outside)
+    flipper = subprocess.Popen(["/usr/bin/python3", "-c", FLIPPER, str(tree.root)])
+    seen = {}
+    try:
+        for i in range(300):
+            if i % 3 == 0:
+                r = M(tree, "swap/secret.txt", "stolen.txt")  # would take the outside file
+            elif i % 3 == 1:
+                r = M(tree, "token.txt", "swap/token.txt")  # would plant a file outside
+            else:
+                r = M(tree, "swap/token.txt", "token.txt")
+            key = r.rules[0] if r.rules else "ok"
+            seen[key] = seen.get(key, 0) + 1
+            assert key in ("ok", "path.symlink", "io.not-found", "conflict.exists"), r
+            if key == "ok" and i % 3 == 0:
+                # Only ever the inside file: put it back for the next round.
+                assert read(tree.p("stolen.txt")) == SECRET + b" in dir\n"
+                for _ in range(10000):  # the real directory is away while it is named swap
+                    try:
+                        os.rename(tree.p("stolen.txt"), tree.p("swap_real/secret.txt"))
+                        break
+                    except FileNotFoundError:
+                        continue
+    finally:
+        open(tree.p("stop"), "w").close()
+        flipper.wait(30)
+    assert snapshot(tree.outside) == outside, "something outside the root changed"
+    assert seen.get("path.symlink", 0) > 0 and seen.get("ok", 0) > 0, seen
+
+
+# --- M5: against mv -n -T ---------------------------------------------------------------------
+
+SCENARIOS = [
+    ("to-new-name", "plain.txt", "renamed.txt"),
+    ("across-dirs", "plain.txt", "dir/sub/p.txt"),
+    ("onto-file", "plain.txt", "crlf.txt"),
+    ("onto-dir", "plain.txt", "dir"),
+    ("onto-dangling", "plain.txt", "dangling"),
+    ("missing-source", "nothing.txt", "x.txt"),
+    ("odd-names", "-rf", "with space.txt"),
+]
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_same_final_tree_as_mv_no_clobber(tmp_path, sc):
+    _, src, dst = sc
+    trees = {}
+    for who in ("mv", "move"):
+        t = tack.make_tree(tmp_path / who / "root")
+        t.dangling("dangling")
+        t.odd_names()
+        os.unlink(t.p("with space.txt"))
+        trees[who] = t
+    subprocess.run(["mv", "-n", "-T", "--", src, dst], cwd=trees["mv"].root, capture_output=True,
+                   env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    r = run("move", "--root", trees["move"].root, "--", src, dst)
+    def comparable(who):
+        # Inode numbers differ between the two trees, and absolute link targets name each
+        # tree's own outside directory.
+        out = {}
+        for k, v in snapshot(trees[who].root).items():
+            if v[0] == "file":
+                v = v[:3]
+            elif v[0] == "link":
+                v = ("link", v[1].replace(str(tmp_path / who), "BASE"))
+            out[k] = v
+        return out
+
+    assert comparable("mv") == comparable("move"), r
+
+
+# --- M3: every declared rule reached, every retry cleared -------------------------------------
+
+R = "{root}"
+STRACE = ["strace", "-f", "-qq", "-o", "/dev/null"]
+NO_NOREPLACE = STRACE + ["-e", "trace=renameat2", "-e", "inject=renameat2:error=EINVAL"]
+RENAME_EIO = STRACE + ["-e", "trace=renameat2", "-e", "inject=renameat2:error=EIO"]
+READ_EIO = STRACE + ["-e", "trace=pread64", "-e", "inject=pread64:error=EIO"]
+
+FIXTURES = [
+    ("args.unknown-flag", [R, "--parnets", "plain.txt", "p/q.txt"], {}),
+    ("args.missing-value", [R, "plain.txt", "x.txt", "--if-sha256"], {}),
+    ("args.bad-value", [R, "--if-sha256", "nothex", "plain.txt", "x.txt"], {}),
+    ("args.unexpected-value", [R, "--parents=1", "plain.txt", "x.txt"], {}),
+    ("args.duplicate-flag", [R, "--parents", "--parents", "plain.txt", "x.txt"], {}),
+    ("args.conflict", [R, "--remove", "--parents", "--if-sha256", H_PLAIN, "plain.txt"], {}),
+    ("args.missing-operand", [R, "plain.txt"], {}),
+    ("args.missing-operand", [R], {}),
+    ("args.too-many-operands", [R, "plain.txt", "a.txt", "b.txt"], {}),
+    ("args.too-many-operands", [R, "--remove", "--if-sha256", H_PLAIN, "plain.txt", "x.txt"], {}),
+    ("path.empty", [R, "plain.txt", ""], {}),
+    ("path.dotdot", [R, "plain.txt", "dir/../dd.txt"], {}),
+    ("path.dotdot", [R, "../outside/secret.txt", "x.txt"], {}),
+    ("path.absolute", [R, R + "/plain.txt", "abs.txt"], {}),
+    ("path.outside-root", [R, "plain.txt", "/etc/tack-never.txt"], {}),
+    ("path.too-long", [R, "plain.txt", "a" * 4097], {}),
+    ("path.too-long", [R, "--remove", "--if-sha256", H_PLAIN, "n" * 250], {"long": True}),
+    ("path.symlink", [R, "link_out_dir/secret.txt", "x.txt"], {}),
+    ("path.bad-name", [R, "dir", "dir/sub/x"], {}),
+    ("io.not-found", [R, "missing.txt", "x.txt"], {}),
+    ("io.not-a-directory", [R, "plain.txt/x", "x.txt"], {}),
+    ("io.is-a-directory", [R, "--if-sha256", H_PLAIN, "dir", "x"], {}),
+    ("io.special-file", [R, "--if-sha256", H_PLAIN, "fifo", "x"], {}),
+    ("io.permission-denied", [R, "ro/f.txt", "x.txt"], {"wrap": tack.NO_DAC}),
+    ("io.read-failed", [R, "--if-sha256", H_PLAIN, "plain.txt", "x.txt"], {"wrap": READ_EIO}),
+    ("io.write-failed", [R, "plain.txt", "x.txt"], {"wrap": RENAME_EIO}),
+    ("io.rename-unsupported", [R, "plain.txt", "x.txt"], {"wrap": NO_NOREPLACE}),
+    ("precondition.required", [R, "--remove", "plain.txt"], {}),
+    ("precondition.hash-mismatch", [R, "--if-sha256", "0" * 64, "plain.txt", "x.txt"], {}),
+    ("conflict.exists", [R, "plain.txt", "crlf.txt"], {}),
+    ("conflict.locked", [R, "plain.txt", "dir/x.txt"], {"lock": "dir"}),
+]
+
+
+def _prepare(tree):
+    if not os.path.lexists(tree.p("fifo")):
+        tree.fifo("fifo")
+    if not os.path.exists(tree.p("ro")):
+        os.mkdir(tree.p("ro"))
+        tree.write("ro/f.txt", b"ro\n")
+        os.chmod(tree.p("ro"), 0o555)
+    if not os.path.exists(tree.p("n" * 250)):
+        tree.write("n" * 250, tack.PLAIN)
+
+
+def _mfix(tree, args, opts, extra=()):
+    _prepare(tree)
+    a = []
+    for x in args:
+        if x == R:
+            a += ["--root", str(tree.root)]
+        else:
+            a.append(x.replace(R, str(tree.root)))
+    holder = None
+    if opts.get("lock"):
+        holder = os.open(tree.p(opts["lock"]), os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        return run("move", *extra, *a, wrap=opts.get("wrap"), cwd=tree.root.parent, timeout=30)
+    finally:
+        if holder is not None:
+            os.close(holder)
+
+
+@pytest.mark.parametrize("fx", FIXTURES, ids=[f"{f[0]}-{i}" for i, f in enumerate(FIXTURES)])
+def test_fixture_reaches_its_rule(tree, fx):
+    rule, args, opts = fx
+    outside = snapshot(tree.outside)
+    r = _mfix(tree, args, opts)
+    assert r.rules and r.rules[0] == rule, r
+    assert r.exit == tack.CATALOGUE[rule]
+    assert snapshot(tree.outside) == outside
+    if rule not in ("args.unknown-flag", "path.dotdot", "path.absolute"):  # their retries ran
+        assert read(tree.p("plain.txt")) == tack.PLAIN
+    t = _mfix(tree, args, opts, extra=("--format", "text"))
+    assert t.exit == tack.CATALOGUE[rule] and t.err.startswith(f"move: {rule}: ".encode()), t
+
+
+def test_reached_rules_equal_declared_rules(tree):
+    reached = set()
+    for rule, args, opts in FIXTURES:
+        reached.update(_mfix(tree, args, opts).rules)
+        # Put back what a retry moved, so every fixture sees the same tree.
+        for moved in ("p/q.txt", "dd.txt", "abs.txt"):
+            if os.path.exists(tree.p(moved)):
+                os.rename(tree.p(moved), tree.p("plain.txt"))
+    declared = set(tack.declared_rules("move"))
+    assert reached == declared, (declared - reached, reached - declared)
+
+
+def test_retry_repairs_were_executed_and_cleared(tree):
+    before = len(tack.RETRIES)
+    r = M(tree, "--parnets", "plain.txt", "p/q.txt")
+    assert r.retried and r.retried[0].exit == 0 and read(tree.p("p/q.txt")) == tack.PLAIN
+    r = M(tree, "crlf.txt", "dir/./sub/../../dd.txt")
+    assert r.retried[0].exit == 0 and r.retried[0].data["to"] == "dd.txt"
+    r = M(tree, f"{tree.root}/mixed.txt", "abs.txt")
+    assert r.retried[0].exit == 0 and read(tree.p("abs.txt")) == tack.MIXED
+    rules = {x["rule"] for x in tack.RETRIES[before:] if x["tool"] == "move"}
+    assert rules == {"args.unknown-flag", "path.dotdot", "path.absolute"}
+
+
+def test_rename_unsupported_never_falls_back(tree):
+    r = M(tree, "plain.txt", "x.txt", wrap=NO_NOREPLACE)
+    assert r.rules == ["io.rename-unsupported"] and r.errors[0]["detail"]["errno"] == "EINVAL"
+    assert os.path.exists(tree.p("plain.txt")) and not os.path.exists(tree.p("x.txt"))
+    w = run("write", "--root", tree.root, "--create", "--stdin", "new.txt", stdin=b"x",
+            wrap=NO_NOREPLACE)
+    assert w.rules == ["io.rename-unsupported"]
+    assert not os.path.exists(tree.p("new.txt"))
+    assert [n for n in os.listdir(tree.root) if ".tack-" in n] == []
