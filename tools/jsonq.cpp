@@ -1,0 +1,599 @@
+// jsonq.cpp — one RFC 6901 pointer into one JSON document: the value as the document wrote it,
+// its keys, its length, its kind, or whether it exists; jq for the question an agent asks most.
+// Unlike jq it takes a pointer, not a program; numbers and strings come back byte for byte (no
+// rounding of 1e400 or of 64-bit ids, no re-escaping); of duplicate keys the first wins; a broken
+// document is refused whole, with the line and column where it stops being JSON; a miss names
+// the longest prefix that resolved. simdjson On-Demand reads it all; --max-bytes bounds memory.
+#include <poll.h>
+#include <sys/mman.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <memory>
+#include <set>
+
+#include "contract/main.h"
+#include "os/open.h"
+#include "text/pointer.h"
+
+namespace {
+
+using contract::Json;
+using text::JsonKind;
+namespace od = simdjson::ondemand;
+
+struct Args {
+  std::string pointer;
+  std::optional<std::string> file;
+  bool keys = false, length = false, type = false, exists = false;
+  uint64_t max_bytes = 0;
+};
+
+constexpr uint64_t kCeiling = uint64_t{1} << 30;  // 1 GiB: simdjson's index is 32-bit anyway
+constexpr size_t kMaxDepth = 1024;                // simdjson's default depth, and jq's is 256
+constexpr size_t kChunk = 64 * 1024;
+
+using contract::Kind;
+constexpr contract::Flag<Args> kFlags[] = {
+    {.name = "pointer", .short_name = 'p', .kind = Kind::Text, .bind = &Args::pointer,
+     .value_name = "P",
+     .help = "an RFC 6901 JSON pointer: empty (the default) for the whole document, /a/0/b for "
+             "member a, element 0, member b; write ~ as ~0 and / as ~1 inside a name"},
+    {.name = "keys", .kind = Kind::Bool, .bind = &Args::keys, .excludes = "length type exists",
+     .help = "the keys of the object at P, in document order, each once"},
+    {.name = "length", .kind = Kind::Bool, .bind = &Args::length, .excludes = "type exists",
+     .help = "the number of elements of the array, or of distinct keys of the object, at P"},
+    {.name = "type", .kind = Kind::Bool, .bind = &Args::type, .excludes = "exists",
+     .help = "only the kind of the value at P: null, boolean, integer, float, string, array, "
+             "object"},
+    {.name = "exists", .kind = Kind::Bool, .bind = &Args::exists,
+     .help = "whether P names a value: exists true or false, exit 0 either way"},
+    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
+     .fallback = "67108864", .ceiling = kCeiling, .floor = 1,
+     .help = "the largest document read; past it limit.input-too-large and nothing is parsed. "
+             "Memory: at most about 6 bytes per input byte (the document, and simdjson's index "
+             "of up to 4 bytes per byte); typical documents take under 2",
+     .limit = true},
+};
+
+constexpr contract::Operand<Args> kOperands[] = {
+    {.name = "FILE", .role = contract::Role::PathRead, .min = 0, .max = 1, .bind = &Args::file,
+     .help = "the JSON document; standard input when absent or -", .dash_is_stdin = true},
+};
+
+using contract::Repairable;
+constexpr contract::Rule kRules[] = {
+    {"args.unknown-flag", Repairable::Sometimes}, {"args.missing-value"}, {"args.bad-value"},
+    {"args.unexpected-value"}, {"args.duplicate-flag"}, {"args.conflict"},
+    {"args.missing-operand", Repairable::Never, "no FILE was given and stdin is a terminal"},
+    {"args.too-many-operands"}, {"path.empty"}, {"path.dotdot", Repairable::Sometimes},
+    {"path.absolute", Repairable::Always}, {"path.outside-root"}, {"path.too-long"},
+    {"path.symlink"}, {"io.not-found"}, {"io.not-a-directory"}, {"io.is-a-directory"},
+    {"io.special-file"}, {"io.permission-denied"}, {"io.read-failed"},
+    {"limit.input-too-large", Repairable::Sometimes},
+    {"parse.json", Repairable::Never, "the input is not JSON (RFC 8259) or nests past 1024"},
+    {"query.bad-pointer", Repairable::Sometimes,
+     "a malformed pointer, or '-' (the element after the last) on an array"},
+    {"query.no-such-path"},
+    {"query.wrong-kind", Repairable::Never, "--keys on a non-object, --length on a scalar"},
+    {"query.unsupported-syntax", Repairable::Sometimes, "a jq filter where a pointer is wanted"},
+};
+
+constexpr std::string_view kData =
+    R"({"type":"object","required":["pointer","kind"],"additionalProperties":false,)"
+    R"("maxProperties":3,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("kind":{"enum":["null","boolean","integer","float","string","array","object",null]},)"
+    R"("value":{"description":"the value as the document wrote it: scalars byte for byte, )"
+    R"(arrays and objects without whitespace outside strings"},)"
+    R"("keys":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}},)"
+    R"("length":{"type":"integer","minimum":0},"exists":{"type":"boolean"}},)"
+    R"("allOf":[{"if":{"properties":{"kind":{"const":null}}},)"
+    R"("then":{"required":["exists"],"properties":{"exists":{"const":false}}}},)"
+    R"({"if":{"required":["exists"],"properties":{"exists":{"const":false}}},)"
+    R"("then":{"properties":{"kind":{"const":null}}}}]})";
+
+void render_text(const Json& data, std::string& out);
+
+const contract::Tool kTool{
+    .name = "jsonq",
+    .summary = "Read one value of a JSON document by RFC 6901 pointer: the value as the document "
+               "wrote it, its keys, its length, its kind, or whether it exists.",
+    .differs = "Unlike jq it takes a pointer, not a filter; returns numbers and strings byte for "
+               "byte (no rounding, no re-escaping); takes the first of duplicate keys; refuses a "
+               "broken document whole, naming the line and column; names the longest prefix of "
+               "a pointer that resolved. A leading UTF-8 BOM is skipped; a lone surrogate escape "
+               "is refused.",
+    .usage = "jsonq [--root DIR] [--pointer P] [--keys | --length | --type | --exists] "
+             "[--max-bytes N] [--format json|text] [FILE | -]",
+    .output = contract::Output::Document,
+    .schema = "jsonq.v1",
+    .data_schema = kData,
+    .effects = contract::kReadFiles | contract::kReadStdin,
+    .text = render_text,
+    .rules = kRules,
+};
+
+static_assert(contract::valid<Args>(kFlags, kOperands));
+
+// Standard input: no FILE, or a lone "-" operand. The lexical check turns "./-" into "-" too,
+// so the argv decides: a "-" that is not the value of a flag, or one after "--".
+bool from_stdin(const Args& a, const contract::Context& ctx) {
+  if (!a.file) return true;
+  if (*a.file != "-") return false;
+  const std::vector<std::string>& v = ctx.argv();
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i] == "--") return std::find(v.begin() + i, v.end(), "-") != v.end();
+    if (v[i] != "-") continue;
+    auto takes_value = [&](const contract::FlagInfo& f) {
+      return f.kind != contract::Kind::Bool && (v[i - 1] == "--" + std::string(f.name) ||
+                                                v[i - 1] == std::string{'-', f.short_name});
+    };
+    if (std::none_of(ctx.flags_.begin(), ctx.flags_.end(), takes_value)) return true;
+  }
+  return false;
+}
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  text::ParsedPointer p = text::parse_pointer(a.pointer);
+  if (p.problem != text::PointerProblem::None) {
+    bool jq = p.problem == text::PointerProblem::JqSyntax;
+    contract::Error e = contract::make_error(
+        jq ? "query.unsupported-syntax" : "query.bad-pointer",
+        "--pointer '" + contract::printable(a.pointer) + "' is not a JSON pointer: " + p.why + ".",
+        Json::object({{"pointer", Json::bytes(a.pointer)}, {"offset", p.at}}));
+    if (p.suggestion) {
+      e.detail.set("suggested", Json::bytes(*p.suggestion));
+      e.hint = p.suggestion->empty()
+                   ? "the whole document is the empty pointer: --pointer ''"
+                   : "write it as --pointer '" + contract::printable(*p.suggestion) + "'";
+      e.repair = contract::Repair::retry(ctx.argv_with_flag("pointer", *p.suggestion));
+    } else {
+      e.hint = jq ? "a pointer names one value (/a/0/b): no iteration, pipe, function or negative "
+                    "index; --keys and --length show what is there"
+                  : "a pointer is empty or starts with '/': /a/0/b";
+    }
+    errs.push_back(std::move(e));
+  }
+  // Reading a terminal would wait for a person who is not there.
+  if (from_stdin(a, ctx) && isatty(STDIN_FILENO)) {
+    contract::Error e = contract::make_error(
+        "args.missing-operand", "no FILE was given and standard input is a terminal.",
+        Json::object({{"operand", "FILE"}}));
+    e.hint = "name the document, or pipe it in: jsonq --pointer /a FILE";
+    errs.push_back(std::move(e));
+  }
+}
+
+// --- reading ------------------------------------------------------------------------------
+
+// The document and the padding simdjson reads past its end: zeroed anonymous memory, grown by
+// mremap without a copy, on huge pages where offered (64 MiB: 32 page faults, not 16,384).
+struct Buffer {
+  static constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
+  char* p = nullptr;
+  size_t size = 0, cap = 0;
+  ~Buffer() { if (p) munmap(p, cap + kPad); }
+  bool reserve(size_t n) {
+    const int anon = MAP_PRIVATE | MAP_ANONYMOUS;
+    void* q = p ? mremap(p, cap + kPad, n + kPad, MREMAP_MAYMOVE)
+                : mmap(nullptr, n + kPad, PROT_READ | PROT_WRITE, anon, -1, 0);
+    if (q == MAP_FAILED) return false;
+    p = static_cast<char*>(q), cap = n;
+    madvise(p, cap + kPad, MADV_HUGEPAGE);  // advice only: its failure changes nothing
+    return true;
+  }
+};
+
+// read(2) that waits out a non-blocking descriptor (an inherited O_NONBLOCK stdin) and EINTR.
+ssize_t read_some(int fd, char* buf, size_t len) {
+  while (true) {
+    ssize_t n = ::read(fd, buf, len);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) return -errno;
+    pollfd p{fd, POLLIN, 0};
+    poll(&p, 1, -1);
+  }
+}
+
+// Past --max-bytes (size known, or past the ceiling), or past what memory allows (oom).
+contract::Error too_large(const Args& a, const contract::Context& ctx, std::string_view shown,
+                          std::optional<uint64_t> size, bool oom = false) {
+  std::string said = size ? std::to_string(*size) + " bytes" : "more than 1 GiB";
+  said += oom ? ", more than memory allows"
+              : ", more than --max-bytes " + std::to_string(a.max_bytes);
+  contract::Error e = contract::make_error(
+      "limit.input-too-large",
+      "'" + contract::printable(shown) + "' is " + said + "; nothing was parsed.",
+      Json::object({{"path", Json::bytes(shown)}, {"size", size ? Json(*size) : Json()},
+                    {"max_bytes", a.max_bytes}, {"ceiling", kCeiling}}));
+  if (oom) {
+    e.detail.set("reason", "out-of-memory");
+  } else if (size) {
+    e.hint = "retry with --max-bytes " + std::to_string(*size) + " (about " +
+             std::to_string(*size * 6 / (1024 * 1024) + 1) + " MiB of memory).";
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(*size)));
+  } else {
+    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
+  }
+  return e;
+}
+
+// Reads all of fd, at most max_bytes of it; past that, counts the rest (up to the ceiling) so
+// the error can name the size that would do.
+std::optional<contract::Error> read_all(int fd, const struct stat* st, const Args& a,
+                                        const contract::Context& ctx, std::string_view shown,
+                                        Buffer& buf) {
+  const uint64_t max = a.max_bytes;
+  const bool regular = st && S_ISREG(st->st_mode);
+  if (regular && static_cast<uint64_t>(st->st_size) > max)
+    return too_large(a, ctx, shown, static_cast<uint64_t>(st->st_size));
+  // A regular file is read into one buffer of its size; a stream grows by doubling.
+  uint64_t want = std::min<uint64_t>(regular ? st->st_size + uint64_t{1} : kChunk, max + 1);
+  while (buf.size <= max) {
+    if (buf.size == buf.cap && !buf.reserve(want)) return too_large(a, ctx, shown, want, true);
+    want = std::min<uint64_t>(std::max(buf.cap * 2, kChunk), max + 1);
+    ssize_t n = read_some(fd, buf.p + buf.size, buf.cap - buf.size);
+    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
+    if (n == 0) return std::nullopt;  // what follows the document is still zero
+    buf.size += static_cast<size_t>(n);
+  }
+  uint64_t total = buf.size;
+  char scratch[kChunk];
+  while (total <= kCeiling) {
+    ssize_t n = read_some(fd, scratch, sizeof scratch);
+    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
+    if (n == 0) return too_large(a, ctx, shown, total);
+    total += static_cast<uint64_t>(n);
+  }
+  return too_large(a, ctx, shown, std::nullopt);
+}
+
+// --- checking -----------------------------------------------------------------------------
+
+// The whole document, checked. On-Demand checks structure as it iterates and simdjson's first
+// stage has checked UTF-8, control characters and unclosed strings; what On-Demand leaves to
+// whoever asks (number grammar, literals, escapes, depth, trailing content) is checked here
+// on the raw tokens. False at the first problem; text::find_json_error then says where.
+struct Checker {
+  std::string_view doc;
+
+  bool document(od::document& d) {
+    bool scalar_root = false;
+    std::string_view tok;
+    if (d.is_scalar().get(scalar_root)) return false;
+    if (scalar_root)  // and only spaces after it
+      return !d.raw_json_token().get(tok) && scalar(tok) && tok.end() == doc.end();
+    od::value root;
+    const char* where = nullptr;
+    if (d.get_value().get(root) || !value(root, 1)) return false;
+    return d.current_location().get(where) == simdjson::OUT_OF_BOUNDS;  // nothing after it
+  }
+
+  bool value(od::value v, size_t depth) {
+    od::json_type t;
+    if (v.type().get(t)) return false;
+    if (t != od::json_type::array && t != od::json_type::object) {
+      // A string is consumed: skipping one left unread takes `"":` for a key (simdjson's skip
+      // counts brackets and does not check them), which would let `[1, "":0 } ]` through.
+      std::string_view tok = v.raw_json_token();
+      od::raw_json_string unused;
+      return scalar(tok) && (t != od::json_type::string || !v.get_raw_json_string().get(unused));
+    }
+    od::array arr;
+    od::object obj;
+    if (depth > kMaxDepth) return false;
+    if (t == od::json_type::array) {
+      if (v.get_array().get(arr)) return false;
+      for (auto el : arr) {
+        od::value x;
+        if (std::move(el).get(x) || !value(x, depth + 1)) return false;
+      }
+      return true;
+    }
+    if (v.get_object().get(obj)) return false;
+    for (auto f : obj) {
+      od::field field;
+      if (std::move(f).get(field)) return false;
+      size_t at = static_cast<size_t>(field.key().raw() - doc.data());
+      if (!text::scan_json_string(doc, at, false).ok || !value(field.value(), depth + 1))
+        return false;
+    }
+    return true;
+  }
+
+  bool scalar(std::string_view tok) {
+    return text::json_scalar(doc, static_cast<size_t>(tok.data() - doc.data()),
+                             text::trim_json_space(tok).size());
+  }
+};
+
+contract::Error parse_error(std::string_view shown, std::string_view doc,
+                            const text::JsonSyntaxError& e) {
+  text::LineColumn lc = text::line_column(doc, e.offset);
+  std::string found = text::shown_byte(doc, e.offset);
+  std::string what = text::describe_json_error(doc, e, kMaxDepth);
+  Json detail = Json::object(
+      {{"path", Json::bytes(shown)}, {"offset", e.offset}, {"line", lc.line},
+       {"column", lc.column}, {"reason", text::fault_name(e.fault)},
+       {"expected", e.expected.empty() ? Json() : Json(e.expected)},
+       {"found", e.offset < doc.size() ? Json(found) : Json()}});
+  if (e.fault == text::JsonFault::TooDeep) detail.set("max_depth", kMaxDepth);
+  return contract::make_error(
+      "parse.json",
+      "'" + contract::printable(shown) + "' is not JSON: " + what + ", at line " +
+          std::to_string(lc.line) + ", column " + std::to_string(lc.column) + " (byte " +
+          std::to_string(e.offset) + ").",
+      std::move(detail));
+}
+
+// --- querying -----------------------------------------------------------------------------
+
+JsonKind kind_of(od::json_type t, std::string_view token) {
+  if (t == od::json_type::array) return JsonKind::Array;
+  if (t == od::json_type::object) return JsonKind::Object;
+  return text::scalar_kind(text::trim_json_space(token));
+}
+
+// "the array at '/a'", "the top-level object", "'/a/b'", "the document": for messages.
+std::string at(std::string_view what, std::string_view resolved) {
+  if (resolved.empty()) return what.empty() ? "the document" : "the top-level " + std::string(what);
+  std::string quoted = "'" + contract::printable(resolved) + "'";
+  return what.empty() ? quoted : "the " + std::string(what) + " at " + quoted;
+}
+
+std::string a_kind(JsonKind kind) {
+  bool vowel = kind == JsonKind::Array || kind == JsonKind::Object || kind == JsonKind::Integer;
+  return (vowel ? "an " : "a ") + std::string(text::kind_name(kind));
+}
+
+// simdjson refusing, on the second pass, a document it accepted on the first.
+Json internal(contract::Context& ctx) {
+  ctx.error(contract::make_error("parse.json", "the document could not be read a second time.",
+                                 Json::object({{"reason", "internal"}})));
+  return nullptr;
+}
+
+enum class Why { NoKey, PastEnd, NotIndex, NoMembers, Dash };
+
+struct Query {
+  const Args& a;
+  contract::Context& ctx;
+  std::string_view doc;
+  const std::vector<text::PointerToken>& tokens;
+  std::string_view& raw_out;  // the raw text of an array or object to return, compacted later
+
+  Json fail(std::string_view rule, std::string said, Json detail, std::string hint) {
+    contract::Error e = contract::make_error(
+        rule, "--pointer '" + contract::printable(a.pointer) + "' " + said + ".",
+        Json::object({{"pointer", Json::bytes(a.pointer)}}));
+    for (auto& [k, v] : detail.members()) e.detail.set(k, v);
+    e.hint = std::move(hint);
+    ctx.error(std::move(e));
+    return nullptr;
+  }
+
+  // Token i names nothing in the value of kind `kind` (an array of n elements): no-such-path
+  // with the longest prefix that resolved, or exists:false. "-" on an array is a bad pointer.
+  Json miss(size_t i, JsonKind kind, Why why, uint64_t n = 0) {
+    if (a.exists && why != Why::Dash)
+      return Json::object(
+          {{"pointer", Json::bytes(a.pointer)}, {"kind", nullptr}, {"exists", false}});
+    const std::string& name = tokens[i].name;
+    std::string resolved(std::string_view(a.pointer).substr(0, tokens[i].slash));
+    std::string kind_word(text::kind_name(kind)), shown = contract::printable(name);
+    auto spell = [](const std::string& p) { return "--pointer '" + contract::printable(p) + "'"; };
+    std::string last = n ? "its last element is " + spell(resolved + "/" + std::to_string(n - 1))
+                         : "the array is empty";
+    std::string said = "names nothing: ", hint = "see what is there with " + spell(resolved);
+    switch (why) {
+      case Why::NoKey:
+        said += at("object", resolved) + " has no key '" + shown + "'";
+        hint = "list its keys with --keys " + spell(resolved);
+        break;
+      case Why::PastEnd:
+        said += at("array", resolved) + " has " + std::to_string(n) + " elements, so index " +
+                shown + " is past its end";
+        hint = last;
+        break;
+      case Why::NotIndex:
+        said += at("array", resolved) + " is indexed by 0, 1, 2…, and '" + shown + "' is not one";
+        if (auto c = text::canonical_index(name))
+          hint = "an index has no leading zeros: " + spell(resolved + "/" + *c);
+        else if (name.starts_with('-'))
+          hint = "a pointer does not count from the end; " + last;
+        break;
+      case Why::NoMembers:
+        said += at("", resolved) + " is " + a_kind(kind) + ", which has no members";
+        break;
+      case Why::Dash:
+        return fail("query.bad-pointer",
+                    "uses '-', the place after the last element of " + at("array", resolved) +
+                        ", where there is no value to read",
+                    Json::object({{"resolved", Json::bytes(resolved)}, {"length", n}}), last);
+    }
+    Json detail = Json::object({{"resolved", Json::bytes(resolved)},
+                                {"missing", Json::bytes(name)}, {"kind", kind_word}});
+    if (kind == JsonKind::Array) detail.set("length", n);
+    return fail("query.no-such-path", said, std::move(detail), hint);
+  }
+
+  Json run(od::document& d) {
+    bool scalar_root = false;
+    if (d.is_scalar().get(scalar_root)) return internal(ctx);
+    if (scalar_root) {
+      std::string_view tok = d.raw_json_token().value_unsafe();
+      JsonKind kind = kind_of(d.type().value_unsafe(), tok);
+      return tokens.empty() ? answer(kind, tok, nullptr) : miss(0, kind, Why::NoMembers);
+    }
+    od::value v;
+    if (d.get_value().get(v)) return internal(ctx);
+    std::deque<std::string> store;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const std::string& name = tokens[i].name;
+      od::json_type t;
+      if (v.type().get(t)) return internal(ctx);
+      bool found = false;
+      if (t == od::json_type::object) {
+        od::object obj;
+        if (v.get_object().get(obj)) return internal(ctx);
+        for (auto f : obj) {  // in document order: of duplicate keys the first wins
+          od::field field;
+          if (std::move(f).get(field)) return internal(ctx);
+          if ((found = text::json_key(doc, field.key().raw() - doc.data(), store) == name)) {
+            v = field.value();
+            break;
+          }
+        }
+        if (!found) return miss(i, JsonKind::Object, Why::NoKey);
+      } else if (t == od::json_type::array) {
+        od::array arr;
+        if (v.get_array().get(arr)) return internal(ctx);
+        std::optional<uint64_t> index = text::array_index(name);
+        uint64_t n = 0;
+        for (auto el : arr) {
+          if ((found = index && n == *index)) {
+            if (std::move(el).get(v)) return internal(ctx);
+            break;
+          }
+          ++n;
+        }
+        if (!found)
+          return miss(i, JsonKind::Array,
+                      name == "-" ? Why::Dash : index ? Why::PastEnd : Why::NotIndex, n);
+      } else {
+        return miss(i, kind_of(t, v.raw_json_token()), Why::NoMembers);
+      }
+    }
+    od::json_type t;
+    if (v.type().get(t)) return internal(ctx);
+    std::string_view tok = v.raw_json_token();
+    return answer(kind_of(t, tok), tok, &v);
+  }
+
+  // The answer about the value at the pointer: `v` is null for a scalar document.
+  Json answer(JsonKind kind, std::string_view tok, od::value* v) {
+    Json out = Json::object({{"pointer", Json::bytes(a.pointer)}, {"kind", text::kind_name(kind)}});
+    const bool container = kind == JsonKind::Array || kind == JsonKind::Object;
+    if (a.exists) {
+      out.set("exists", true);
+    } else if ((a.keys && kind != JsonKind::Object) || (a.length && !container)) {
+      return fail("query.wrong-kind",
+                  "names " + a_kind(kind) + ", and " +
+                      (a.keys ? "--keys needs an object" : "--length needs an array or an object"),
+                  Json::object({{"kind", text::kind_name(kind)},
+                                {"expected", a.keys ? Json::array({"object"})
+                                                    : Json::array({"array", "object"})}}),
+                  kind == JsonKind::Array ? "--length counts an array's elements"
+                                          : "read the value itself without --keys or --length");
+    } else if (a.type) {
+    } else if (!container) {
+      out.set("value", Json::raw(text::trim_json_space(tok)));
+    } else if (kind == JsonKind::Array && a.length) {
+      od::array arr;
+      size_t n = 0;
+      if (v->get_array().get(arr) || arr.count_elements().get(n)) return internal(ctx);
+      out.set("length", n);
+    } else if (a.keys || a.length) {
+      od::object obj;
+      if (v->get_object().get(obj)) return internal(ctx);
+      std::deque<std::string> store;
+      std::set<std::string_view> seen;  // a tree, not a hash: no input can make it quadratic
+      Json keys = Json::array();
+      for (auto f : obj) {
+        od::field field;
+        if (std::move(f).get(field)) return internal(ctx);
+        std::string_view k = text::json_key(doc, field.key().raw() - doc.data(), store);
+        if (seen.insert(k).second && a.keys) keys.push(Json::bytes(k));
+      }
+      out.set(a.keys ? "keys" : "length", a.keys ? std::move(keys) : Json(seen.size()));
+    } else {
+      od::array arr;
+      od::object obj;
+      if (kind == JsonKind::Array ? v->get_array().get(arr) || arr.raw_json().get(raw_out)
+                                  : v->get_object().get(obj) || obj.raw_json().get(raw_out))
+        return internal(ctx);
+    }
+    return out;
+  }
+
+};
+
+Json run(const Args& a, contract::Context& ctx) {
+  const bool stdin_doc = from_stdin(a, ctx);
+  const std::string shown = stdin_doc ? "-" : *a.file;
+  Buffer buf;
+  std::optional<contract::Error> failed;
+  struct stat st {};
+  if (stdin_doc) {
+    failed = read_all(STDIN_FILENO, fstat(STDIN_FILENO, &st) ? nullptr : &st, a, ctx, shown, buf);
+  } else {
+    auto opened = os::open_read(ctx.root_fd(), *a.file, os::Want::File, *a.file);
+    if (auto* file = std::get_if<os::Opened>(&opened))
+      failed = read_all(file->fd.get(), &file->st, a, ctx, shown, buf);
+    else
+      failed = std::move(std::get<contract::Error>(opened));
+  }
+  if (failed) {
+    ctx.error(std::move(*failed));
+    return nullptr;
+  }
+
+  const std::string_view doc(buf.p, buf.size);
+  const size_t bom = text::bom_length(doc);
+  auto parser = std::make_unique<od::parser>();
+  od::document d;
+  auto started = parser->iterate(doc.data() + bom, doc.size() - bom,
+                                 buf.cap + Buffer::kPad - bom);
+  if (started.error() == simdjson::MEMALLOC) {
+    ctx.error(too_large(a, ctx, shown, doc.size(), true));
+    return nullptr;
+  }
+  bool valid = !started.error() && !std::move(started).get(d) && Checker{doc}.document(d);
+  if (!valid) {
+    auto e = text::find_json_error(doc, kMaxDepth);
+    // simdjson and the locator agree on every input the tests have found; should they ever
+    // not, the document is still refused, and said to be refused by simdjson.
+    ctx.error(e ? parse_error(shown, doc, *e)
+                : contract::make_error("parse.json", "'" + contract::printable(shown) +
+                                                         "' was refused by simdjson.",
+                                       Json::object({{"path", Json::bytes(shown)},
+                                                     {"reason", "simdjson"}})));
+    return nullptr;
+  }
+  d.rewind();
+  text::ParsedPointer p = text::parse_pointer(a.pointer);
+  std::string_view raw;
+  Json out = Query{a, ctx, doc, p.tokens, raw}.run(d);
+  parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
+  if (raw.empty()) return out;
+  std::string compact(raw.size() + Buffer::kPad, '\0');
+  size_t len = 0;
+  if (simdjson::minify(raw.data(), raw.size(), compact.data(), len)) return internal(ctx);
+  compact.resize(len);
+  out.set("value", Json::raw(compact));
+  return out;
+}
+
+void render_text(const Json& data, std::string& out) {
+  if (const Json* keys = data.get("keys")) {
+    for (const Json& k : keys->items()) {
+      contract::JsonWriter(out).bytes(k.str());  // quoted as jq prints keys: one per line
+      out += '\n';
+    }
+    return;
+  }
+  const Json *v = data.get("value"), *n = data.get("length"), *e = data.get("exists");
+  out += v ? v->str() : n ? std::to_string(n->as_uint()) : e ? (e->as_bool() ? "true" : "false")
+                                                         : data.get("kind")->str();
+  out += '\n';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);
+}
