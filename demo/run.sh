@@ -42,5 +42,18 @@ mapfile -t argv <<< "$repair"
 echo "\$ ${argv[*]}"
 "${argv[@]}" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("ok:", d["ok"], "| line 2 is", len(d["data"]["lines"][1]["text"]), "bytes long")'
 echo
+echo "== list: the tree, depth-first and bytewise; the link is listed, never entered"
+step "$bin/list" --root tree --depth 3 --format text
+echo
+echo "== replace: exact text, an expected number of times, as a dry run first (exit 9)"
+step "$bin/replace" --root tree --old 'hello, %s' --new 'hi, %s' --dry-run --format text src/main.c
+step "$bin/replace" --root tree --old 'hello, %s' --new 'hi, %s' src/main.c
+echo "(again: already applied, nothing changes)"
+step "$bin/replace" --root tree --old 'hello, %s' --new 'hi, %s' src/main.c
+echo
+echo "== write never writes blindly: without --create or --if-sha256 it refuses"
+printf 'new\n' | "$bin/write" --root tree --stdin notes.txt
+echo "(exit $?)"
+echo
 echo "== a misspelt flag gets the nearest one as a repair"
 step "$bin/peek" --root tree --lnes 1:2 src/main.c
