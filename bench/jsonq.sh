@@ -18,15 +18,16 @@ cd "$work"
 # mean seconds of each command (hyperfine --export-json), in the order given
 timings() {
   hyperfine -N --output=pipe --warmup "$1" --runs "$2" --export-json h.json "${@:3}" >/dev/null 2>&1
-  python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' h.json
+  python3 -c 'import json,sys
+print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' h.json
 }
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.3f}')" "$1" "$2"; }
+ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.3f}')" "$1" "$2"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
 
 echo "jsonq benchmarks ($(uname -r), $(nproc) cores, $($jq --version))"
 echo
 
-# 93,000 records (about 30 MB) with strings, escapes, non-ASCII text, floats, big integers and nesting;
+# 93,000 records (about 30 MB): strings, escapes, non-ASCII text, floats, big integers, nesting;
 # the record the pointer names is the last one, so neither tool can stop early.
 python3 - <<'PY'
 import json, random
@@ -58,19 +59,23 @@ echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio "$t_j" "$t_q")"
 echo
 
 echo "== length of the big array: jsonq --length --pointer /items vs jq '.items | length'"
-read -r t_j t_q <<< "$(timings 1 10 "$bin/jsonq --length --pointer /items big.json" "$jq .items|length big.json")"
+read -r t_j t_q <<< "$(timings 1 10 "$bin/jsonq --length --pointer /items big.json" \
+                                    "$jq .items|length big.json")"
 echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio "$t_j" "$t_q")"
 echo
 
 echo "== startup: jsonq on a one-line document vs /usr/bin/true and jq"
 printf '{"a": [1, 2]}\n' > small.json
-read -r t_j t_t t_q <<< "$(timings 50 1000 "$bin/jsonq --pointer /a/1 small.json" /usr/bin/true "$jq -c .a[1] small.json")"
-echo "jsonq $(ms "$t_j")  true $(ms "$t_t")  jq $(ms "$t_q")  jsonq/true $(ratio "$t_j" "$t_t")  jsonq/jq $(ratio "$t_j" "$t_q")"
+read -r t_j t_t t_q <<< "$(timings 50 1000 "$bin/jsonq --pointer /a/1 small.json" /usr/bin/true \
+                                           "$jq -c .a[1] small.json")"
+echo "jsonq $(ms "$t_j")  true $(ms "$t_t")  jq $(ms "$t_q")" \
+     " jsonq/true $(ratio "$t_j" "$t_t")  jsonq/jq $(ratio "$t_j" "$t_q")"
 echo
 
 echo "== peak RSS on the deep pointer (KiB; bytes of memory per input byte)"
 for cmd in "$bin/jsonq --pointer $ptr big.json" "$jq -c $filter big.json"; do
   # shellcheck disable=SC2086
   kib=$("$maxrss" $cmd)
-  echo "$(basename "${cmd%% *}"): $kib KiB ($(python3 -c "print(f'{$kib * 1024 / $size:.2f}')") per input byte)"
+  per=$(python3 -c "print(f'{$kib * 1024 / $size:.2f}')")
+  echo "$(basename "${cmd%% *}"): $kib KiB ($per per input byte)"
 done

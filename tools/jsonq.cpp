@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <deque>
 #include <memory>
+#include <new>
 #include <set>
 
 #include "contract/main.h"
@@ -167,8 +168,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// --- reading ------------------------------------------------------------------------------
-
 // The document and the padding simdjson reads past its end: zeroed anonymous memory, grown by
 // mremap without a copy, on huge pages where offered (64 MiB: 32 page faults, not 16,384).
 struct Buffer {
@@ -252,8 +251,6 @@ std::optional<contract::Error> read_all(int fd, const struct stat* st, const Arg
   return too_large(a, ctx, shown, std::nullopt);
 }
 
-// --- checking -----------------------------------------------------------------------------
-
 // The whole document, checked. On-Demand checks structure as it iterates and simdjson's first
 // stage has checked UTF-8, control characters and unclosed strings; what On-Demand leaves to
 // whoever asks (number grammar, literals, escapes, depth, trailing content) is checked here
@@ -329,8 +326,6 @@ contract::Error parse_error(std::string_view shown, std::string_view doc,
           std::to_string(e.offset) + ").",
       std::move(detail));
 }
-
-// --- querying -----------------------------------------------------------------------------
 
 JsonKind kind_of(od::json_type t, std::string_view token) {
   if (t == od::json_type::array) return JsonKind::Array;
@@ -570,11 +565,16 @@ Json run(const Args& a, contract::Context& ctx) {
   Json out = Query{a, ctx, doc, p.tokens, raw}.run(d);
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;
-  std::string compact(raw.size() + Buffer::kPad, '\0');
+  Buffer compact;  // fresh pages, not a zero-filled string: this copy can be the whole input
   size_t len = 0;
-  if (simdjson::minify(raw.data(), raw.size(), compact.data(), len)) return internal(ctx);
-  compact.resize(len);
-  out.set("value", Json::raw(compact));
+  try {
+    if (!compact.reserve(raw.size())) throw std::bad_alloc();
+    if (simdjson::minify(raw.data(), raw.size(), compact.p, len)) return internal(ctx);
+    out.set("value", Json::raw(std::string_view(compact.p, len)));
+  } catch (const std::bad_alloc&) {
+    ctx.error(too_large(a, ctx, shown, raw.size(), true));
+    return nullptr;
+  }
   return out;
 }
 

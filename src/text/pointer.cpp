@@ -572,7 +572,7 @@ std::string shown_byte(std::string_view doc, size_t at) {
   if (at >= doc.size()) return "the end";
   unsigned char c = static_cast<unsigned char>(doc[at]);
   if (c >= 0x20 && c < 0x7F) return std::string("'") + doc[at] + "'";
-  const char* hex = "0123456789ABCDEF";
+  const char* hex = "0123456789abcdef";  // as contract::printable writes bytes
   return std::string("\\x") + hex[c >> 4] + hex[c & 15];
 }
 

@@ -128,7 +128,7 @@ struct JsonSyntaxError {
 // path: jsonq runs it only to say where a document simdjson refused goes wrong.
 std::optional<JsonSyntaxError> find_json_error(std::string_view doc, size_t max_depth);
 
-// The byte at `at` as a person reads it: 'x', \xNN, or "the end".
+// The byte at `at` as a person reads it: 'x', \xnn (as contract::printable), or "the end".
 std::string shown_byte(std::string_view doc, size_t at);
 
 // What is wrong, for a person: "']' where a value should come".

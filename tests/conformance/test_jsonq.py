@@ -163,7 +163,8 @@ def jq_answers(text: bytes, paths):
     prog = ('$ps[] as $p | getpath($p) as $v | [$v, ($v|type), '
             '(if ($v|type) == "object" then ($v|keys_unsorted) else null end), '
             '(if ($v|type) == "object" or ($v|type) == "array" then ($v|length) else null end)]')
-    p = subprocess.run(["/usr/bin/jq", "-c", "--argjson", "ps", json.dumps([list(x) for x in paths]), prog],
+    ps = json.dumps([list(x) for x in paths])
+    p = subprocess.run(["/usr/bin/jq", "-c", "--argjson", "ps", ps, prog],
                        input=text, capture_output=True, timeout=60, env={"LC_ALL": "C"})
     assert p.returncode == 0, p.stderr
     return [json.loads(line) for line in p.stdout.decode().splitlines()]
@@ -253,8 +254,9 @@ def test_values_are_returned_as_the_document_wrote_them(jtree, ptr, kind, raw):
     if raw is not None:
         assert got == raw
     else:  # the whole document, whitespace outside strings removed and nothing else changed
-        assert got == (b'{"a":[1,2.5,{"b":"x\\/y","c":null}],"t":true,"big":12345678901234567890123,'
-                       b'"e":1e400,"k~/":{"":0},"s":"caf\\u00e9 \xe2\x82\xac","n":-0,"o":{}}')
+        assert got == (b'{"a":[1,2.5,{"b":"x\\/y","c":null}],"t":true,'
+                       b'"big":12345678901234567890123,"e":1e400,"k~/":{"":0},'
+                       b'"s":"caf\\u00e9 \xe2\x82\xac","n":-0,"o":{}}')
 
 
 def test_string_whitespace_and_replacement_characters_survive_byte_for_byte(tmp_path):
@@ -292,8 +294,9 @@ def test_scalar_documents_and_kinds(jtree, tmp_path):
     assert data(r) == {"pointer": "", "kind": "string", "value": "just a string"}
     r = run(J, "--root", jtree.root, "--pointer", "/x", "scalar.json")
     assert r.rules == ["query.no-such-path"] and r.doc["error"]["detail"]["kind"] == "string"
-    for text, kind in [(b"1", "integer"), (b"-1.0", "float"), (b"1E2", "float"), (b"true", "boolean"),
-                       (b"null", "null"), (b"123456789012345678901234567890", "integer")]:
+    for text, kind in [(b"1", "integer"), (b"-1.0", "float"), (b"1E2", "float"),
+                       (b"true", "boolean"), (b"null", "null"),
+                       (b"123456789012345678901234567890", "integer")]:
         assert data(run(J, "--type", stdin=text))["kind"] == kind
 
 
@@ -303,7 +306,8 @@ def test_wrong_kind(jtree):
     assert r.doc["error"]["detail"] == {"pointer": "/a", "kind": "array", "expected": ["object"]}
     r = run(J, "--root", jtree.root, "--length", "--pointer", "/s", "d.json")
     assert r.rules == ["query.wrong-kind"] and r.doc["error"]["detail"]["kind"] == "string"
-    assert data(run(J, "--root", jtree.root, "--length", "--pointer", "/o", "d.json"))["length"] == 0
+    r = run(J, "--root", jtree.root, "--length", "--pointer", "/o", "d.json")
+    assert data(r)["length"] == 0
 
 
 def test_text_mode(jtree):
@@ -342,6 +346,14 @@ def test_misses_name_the_longest_prefix_that_resolved(jtree, ptr, resolved, miss
         assert d["length"] == 3
     if hint:
         assert hint in r.doc["error"]["hint"]
+
+
+def test_a_pointer_that_is_not_utf8_is_echoed_as_bytes(jtree):
+    r = run(J, "--root", jtree.root, "--pointer", b"/\xff/a", "d.json")
+    d = r.doc["error"]["detail"]
+    assert r.rules == ["query.no-such-path"]
+    assert tack.tob(d["pointer"]) == b"/\xff/a" and tack.tob(d["missing"]) == b"\xff"
+    assert "\\xff" in r.doc["error"]["message"]  # never U+FFFD
 
 
 def test_dash_is_refused_on_arrays_and_a_key_on_objects(tmp_path):
@@ -627,8 +639,8 @@ def test_a_closed_stdout_is_io_write_failed(jtree):
 
 R = "{root}"
 # A terminal on stdin whose master stays open (with it closed, the slave is no longer a tty).
-PTY_STDIN = ["/usr/bin/python3", "-c", "import os,sys; m,s=os.openpty(); os.set_inheritable(m, True); "
-             "os.dup2(s,0); os.execv(sys.argv[1], sys.argv[1:])"]
+PTY_STDIN = ["/usr/bin/python3", "-c", "import os,sys; m,s=os.openpty(); "
+             "os.set_inheritable(m, True); os.dup2(s,0); os.execv(sys.argv[1], sys.argv[1:])"]
 FIXTURES = [  # (id, rule, args, options)
     ("unknown-flag", "args.unknown-flag", ["--root", R, "--pointr", "/t", "d.json"], {}),
     ("unknown-flag-far", "args.unknown-flag", ["--root", R, "--zzzzzz", "d.json"], {}),
@@ -682,7 +694,8 @@ def test_m3_fixture_reaches_its_rule(jtree, fx):
     r = _fixture(jtree, args, opts)
     assert r.rules and r.rules[0] == rule, f"{name}: reached {r.rules}"
     assert r.exit == tack.CATALOGUE[rule]
-    if rule.startswith(("args.", "path.", "query.bad", "query.unsup")) and name != "bad-pointer-dash":
+    before_reading = ("args.", "path.", "query.bad", "query.unsup")
+    if rule.startswith(before_reading) and name != "bad-pointer-dash":
         assert "data" not in r.doc  # refused before anything was read
 
 
@@ -729,4 +742,5 @@ def test_introspect_states_the_limits_and_effects():
     info = tack.introspect(J)
     assert info["effects"]["reads_stdin"] is True and info["effects"]["writes_files"] is False
     assert info["limits"] == [{"flag": "max-bytes", "default": "67108864", "ceiling": 1 << 30}]
-    assert "bytes per input byte" in next(f["help"] for f in info["flags"] if f["name"] == "max-bytes")
+    help_ = next(f["help"] for f in info["flags"] if f["name"] == "max-bytes")
+    assert "bytes per input byte" in help_

@@ -140,7 +140,8 @@ TEST(JsonqPointer, EscapeTokenRoundTripsAnyBytes) {
     int n = static_cast<int>(rng() % 4);
     for (int t = 0; t < n; ++t) {
       std::string name;
-      for (int k = static_cast<int>(rng() % 6); k > 0; --k) name += alphabet[rng() % sizeof alphabet];
+      for (int k = static_cast<int>(rng() % 6); k > 0; --k)
+        name += alphabet[rng() % sizeof alphabet];
       want.push_back(name);
       pointer += "/" + text::escape_token(name);
     }
@@ -311,7 +312,8 @@ TEST(JsonqJson, LocatorGivesTheExactOffsetOfTheFirstImpossibleByte) {
     EXPECT_EQ(e->offset, c.offset) << c.doc.substr(0, 40);
     EXPECT_EQ(e->fault, c.fault) << c.doc.substr(0, 40);
   }
-  for (std::string ok : std::vector<std::string>{"0", " -0.5e+3 ", "\"\"", "[]", "{}", "{\"\":[{}]}", "\xEF\xBB\xBF{}",
+  for (std::string ok : std::vector<std::string>{"0", " -0.5e+3 ", "\"\"", "[]", "{}",
+                                                 "{\"\":[{}]}", "\xEF\xBB\xBF{}",
                          "[\"\\ud83d\\ude00\",\"\xF0\x9F\x98\x80\",1e400,true,false,null]",
                          deep_ok})
     EXPECT_FALSE(text::find_json_error(ok, 1024)) << ok.substr(0, 40);
@@ -329,7 +331,7 @@ TEST(JsonqJson, LineAndColumnAreOneBasedBytes) {
   EXPECT_EQ(text::line_column(doc, doc.size()).line, 3u);
   EXPECT_EQ(text::line_column(doc, 99).line, 3u);  // clamped to the end
   EXPECT_EQ(text::shown_byte(doc, 0), "'{'");
-  EXPECT_EQ(text::shown_byte(doc, 1), "\\x0A");
+  EXPECT_EQ(text::shown_byte(doc, 1), "\\x0a");
   EXPECT_EQ(text::shown_byte(doc, doc.size()), "the end");
   text::JsonSyntaxError e{0, JsonFault::UnexpectedEnd, "a value"};
   EXPECT_EQ(text::describe_json_error("  ", e, 1024), "the input holds no value");
