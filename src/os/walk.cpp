@@ -43,10 +43,14 @@ EntryKind kind_of_mode(mode_t m) {
 
 EntryKind kind_of_dtype(unsigned char t) {
   switch (t) {
-    case DT_REG: return EntryKind::File;
-    case DT_DIR: return EntryKind::Directory;
-    case DT_LNK: return EntryKind::Link;
-    default: return EntryKind::Other;
+    case DT_REG:
+      return EntryKind::File;
+    case DT_DIR:
+      return EntryKind::Directory;
+    case DT_LNK:
+      return EntryKind::Link;
+    default:
+      return EntryKind::Other;
   }
 }
 
@@ -74,10 +78,14 @@ int read_names(int fd, std::vector<std::pair<std::string, unsigned char>>& out) 
 
 std::string_view kind_name(EntryKind k) {
   switch (k) {
-    case EntryKind::File: return "file";
-    case EntryKind::Directory: return "directory";
-    case EntryKind::Link: return "link";
-    case EntryKind::Other: return "other";
+    case EntryKind::File:
+      return "file";
+    case EntryKind::Directory:
+      return "directory";
+    case EntryKind::Link:
+      return "link";
+    case EntryKind::Other:
+      return "other";
   }
   return "other";
 }
@@ -180,17 +188,9 @@ void Walker::load_ignores(int dirfd, const std::string& shown, const std::string
   Level level;
   level.base = rel.empty() ? 0 : rel.size() + 1;
   std::string content;
-  bool any = false;
-  if (listed_dot && read_ignore(dirfd, ".ignore", shown, content)) {
-    level.dot.add_file(content);
-    any = any || !level.dot.empty();
-  }
-  if (listed_git && read_ignore(dirfd, ".gitignore", shown, content)) {
-    level.git.add_file(content);
-    any = any || !level.git.empty();
-  }
+  if (listed_dot && read_ignore(dirfd, ".ignore", shown, content)) level.dot.add_file(content);
+  if (listed_git && read_ignore(dirfd, ".gitignore", shown, content)) level.git.add_file(content);
   // A level is pushed even when empty, so that frames and levels pop in step.
-  (void)any;
   levels_.push_back(std::move(level));
 }
 
@@ -202,8 +202,7 @@ void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string
     error(errno_error(-rc, shown, "read directory"));
     return;
   }
-  std::sort(raw.begin(), raw.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Frame f;
   f.dir = std::move(dir);
   f.depth = depth;
@@ -226,8 +225,9 @@ void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string
 bool Walker::excluded(const std::string& rel, const std::string& name, bool is_dir) {
   if (!globs_.empty()) {
     switch (globs_.match(rel, is_dir)) {
-      case text::Verdict::Ignore: return false;  // a plain glob matched: included
-      case text::Verdict::Include:               // a `!` glob matched: excluded
+      case text::Verdict::Ignore:
+        return false;               // a plain glob matched: included
+      case text::Verdict::Include:  // a `!` glob matched: excluded
         ++counts_.ignored;
         return true;
       case text::Verdict::None:
@@ -241,9 +241,11 @@ bool Walker::excluded(const std::string& rel, const std::string& name, bool is_d
   if (!opts_.no_ignore) {
     text::Verdict v = text::Verdict::None;
     for (size_t i = levels_.size(); i-- > 0 && v == text::Verdict::None;)
-      if (!levels_[i].dot.empty()) v = levels_[i].dot.match(std::string_view(rel).substr(levels_[i].base), is_dir);
+      if (!levels_[i].dot.empty())
+        v = levels_[i].dot.match(std::string_view(rel).substr(levels_[i].base), is_dir);
     for (size_t i = levels_.size(); i-- > 0 && v == text::Verdict::None;)
-      if (!levels_[i].git.empty()) v = levels_[i].git.match(std::string_view(rel).substr(levels_[i].base), is_dir);
+      if (!levels_[i].git.empty())
+        v = levels_[i].git.match(std::string_view(rel).substr(levels_[i].base), is_dir);
     if (v == text::Verdict::Ignore) {
       ++counts_.ignored;
       return true;
@@ -269,9 +271,15 @@ bool Walker::next(WalkItem& out) {
       enter_next_.reset();
       int fd = retry_openat(e.parent->get(), e.name.c_str(), kDirFlags);
       if (fd < 0) {
-        // ELOOP or ENOTDIR: swapped for a link or a file since it was listed; it is not
-        // followed, and the walk says so.
-        error(errno_error(errno, e.shown, "open"));
+        // Swapped since it was listed. The kernel says ENOTDIR for a link under O_DIRECTORY,
+        // so a link is named as what it is: refused, not followed.
+        int err = errno;
+        struct stat st {};
+        if ((err == ENOTDIR || err == ELOOP) &&
+            fstatat(e.parent->get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISLNK(st.st_mode))
+          err = ELOOP;
+        error(errno_error(err, e.shown, "open"));
         continue;
       }
       enter(std::make_shared<const Fd>(Fd(fd)), std::move(e.shown), std::move(e.rel), e.depth);

@@ -39,15 +39,17 @@ struct SkipCounts {
   uint64_t ignored = 0, hidden = 0, binary = 0, special = 0, symlink = 0;
   SkipCounts& operator+=(const SkipCounts& o);
   SkipCounts operator-(const SkipCounts& o) const;
-  contract::Json to_json() const;  // {"ignored":…,"hidden":…,"binary":…,"special":…,"symlink":…}
+  // {"ignored":…,"hidden":…,"binary":…,"special":…,"symlink":…}
+  contract::Json to_json() const;
 };
 
 struct WalkOptions {
   bool hidden = false;             // include hidden names
   bool no_ignore = false;          // read no .gitignore / .ignore
   std::vector<std::string> globs;  // --glob: gitignore syntax, a match includes, `!` excludes
-  uint64_t max_depth = UINT64_MAX; // entries below it are not listed; directories at it not entered
-  bool stat_all = false;           // lstat every entry (Entry::st); else only where needed
+  uint64_t max_depth =
+      UINT64_MAX;         // entries below it are not listed; directories at it not entered
+  bool stat_all = false;  // lstat every entry (Entry::st); else only where needed
   size_t max_ignore_bytes = 16 * 1024 * 1024;  // a larger ignore file is limit.input-too-large
 };
 

@@ -5,13 +5,16 @@
 #include "text/ignore.h"
 
 #include <cstring>
+#include <unordered_map>
 
 namespace text {
 namespace {
 
 enum Result { kMatch, kNoMatch, kAbortAll, kAbortToStarStar };
 
-bool glob_special(unsigned char c) { return c == '*' || c == '?' || c == '[' || c == '\\'; }
+bool glob_special(unsigned char c) {
+  return c == '*' || c == '?' || c == '[' || c == '\\';
+}
 
 bool in_class(std::string_view name, unsigned char c) {
   auto is = [&](std::string_view n) { return name == n; };
@@ -24,7 +27,8 @@ bool in_class(std::string_view name, unsigned char c) {
   if (is("lower")) return c >= 'a' && c <= 'z';
   if (is("print")) return c >= 0x20 && c < 0x7f;
   if (is("punct")) {
-    return (c > 0x20 && c < 0x7f) && !((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'));
+    return (c > 0x20 && c < 0x7f) &&
+           !((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'));
   }
   // git's own isspace: no '\v' or '\f'.
   if (is("space")) return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -46,10 +50,28 @@ struct Wild {
   const unsigned char* pb;  // pattern begin
   const unsigned char* pe;  // pattern end
   const unsigned char* te;  // text end
+  const unsigned char* tb;  // text begin
   bool pathname;
+  // git's algorithm retries every star at every text position, and each "**/" once more with
+  // no directory: patterns with many of them take exponential time (a fuzzed .gitignore line
+  // ran for minutes). A result depends only on where the pattern and the text stand, so
+  // past a small budget of recursive calls the results are remembered, which keeps the work
+  // polynomial and every verdict (the abort codes included) exactly git's.
+  mutable size_t calls = 0;
+  mutable std::unordered_map<uint64_t, Result> memo;
+  static constexpr size_t kPlainCalls = 256;
 
   unsigned char at(const unsigned char* p) const { return p < pe ? *p : 0; }
   unsigned char tat(const unsigned char* t) const { return t < te ? *t : 0; }
+
+  Result sub(const unsigned char* p, const unsigned char* text) const {
+    if (++calls <= kPlainCalls) return run(p, text);
+    const uint64_t key = (static_cast<uint64_t>(p - pb) << 32) | static_cast<uint64_t>(text - tb);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    Result r = run(p, text);
+    memo.emplace(key, r);
+    return r;
+  }
 
   Result run(const unsigned char* p, const unsigned char* text) const {
     for (; at(p) != 0; ++text, ++p) {
@@ -81,7 +103,7 @@ struct Wild {
             } else if (at_component_start &&
                        (at(p) == 0 || at(p) == '/' || (at(p) == '\\' && at(p + 1) == '/'))) {
               // "**/" may match no directory at all: try the rest right here.
-              if (at(p) == '/' && run(p + 1, text) == kMatch) return kMatch;
+              if (at(p) == '/' && sub(p + 1, text) == kMatch) return kMatch;
               match_slash = true;
             } else {
               match_slash = false;  // "**" inside a component is a plain '*'
@@ -114,7 +136,7 @@ struct Wild {
               }
               if (t_ch != want) return kNoMatch;
             }
-            Result r = run(p, text);
+            Result r = sub(p, text);
             if (r != kNoMatch) {
               if (!match_slash || r != kAbortToStarStar) return r;
             } else if (!match_slash && t_ch == '/') {
@@ -210,9 +232,10 @@ size_t simple_length(std::string_view s) {
 bool wildmatch(std::string_view pattern, std::string_view text, bool pathname) {
   auto p = reinterpret_cast<const unsigned char*>(pattern.data());
   auto t = reinterpret_cast<const unsigned char*>(text.data());
-  Wild w{p, p + pattern.size(), t + text.size(), pathname};
+  Wild w{p, p + pattern.size(), t + text.size(), t, pathname, 0, {}};
   // A NUL inside the pattern ends it, as in git's C strings.
-  if (const void* nul = std::memchr(p, 0, pattern.size())) w.pe = static_cast<const unsigned char*>(nul);
+  if (const void* nul = std::memchr(p, 0, pattern.size()))
+    w.pe = static_cast<const unsigned char*>(nul);
   return w.run(p, t) == kMatch;
 }
 
@@ -237,7 +260,8 @@ void IgnoreList::add_line(std::string_view line) {
   r.prefix = simple_length(r.pattern);
   if (r.prefix == r.pattern.size())
     r.shape = Shape::Literal;
-  else if (r.basename && r.pattern[0] == '*' && simple_length(r.pattern.substr(1)) == r.pattern.size() - 1)
+  else if (r.basename && r.pattern[0] == '*' &&
+           simple_length(r.pattern.substr(1)) == r.pattern.size() - 1)
     r.shape = Shape::Suffix;
   if (!r.negate) ++plain_;
   rules_.push_back(std::move(r));
@@ -272,7 +296,8 @@ bool IgnoreList::matches(const Rule& r, std::string_view path, std::string_view 
       // after the prefix counts as starting a component ("foo**/bar" matches "foox/y/bar").
       if (subject.size() < r.prefix || subject.compare(0, r.prefix, r.pattern, 0, r.prefix) != 0)
         return false;
-      return wildmatch(std::string_view(r.pattern).substr(r.prefix), subject.substr(r.prefix), true);
+      return wildmatch(std::string_view(r.pattern).substr(r.prefix), subject.substr(r.prefix),
+                       true);
   }
   return false;
 }

@@ -105,7 +105,9 @@ def test_random_invocations_keep_the_contract(tool, tmp_path):
     rng = random.Random(f"{SEED}:{tool}")
     failures = []
     for i in range(CASES):
-        work = tmp_path / f"case{i % 8}"
+        # Nested, so that hostile `../..` operands still land inside this test's own fixtures
+        # (and not in other tests' files, which may hold text this check would misread).
+        work = tmp_path / "n1" / "n2" / f"case{i % 8}"
         if work.exists():
             shutil.rmtree(work)
         tack.make_tree(work)
