@@ -16,6 +16,8 @@ namespace {
 
 constexpr int kMaxDepth = 16;
 
+struct Member;
+
 struct Value {
   enum class Type { Null, Bool, Int, Str, Array, Object };
   Type type = Type::Null;
@@ -25,7 +27,13 @@ struct Value {
   bool negative = false;
   std::string s;
   std::vector<Value> items;
-  std::vector<std::pair<std::string, Value>> members;
+  // std::vector may hold an incomplete type, std::pair may not: members are their own struct.
+  std::vector<Member> members;
+};
+
+struct Member {
+  std::string first;
+  Value second;
 };
 
 class Reader {

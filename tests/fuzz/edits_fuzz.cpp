@@ -1,4 +1,4 @@
-// fuzz-sources: src/text/witness.cpp src/contract/json.cpp
+// fuzz-sources: src/text/edits.cpp src/text/witness.cpp src/contract/json.cpp
 // libFuzzer target: the edits-list parser of replace --edits-file and edit. Any bytes parse
 // into a list of edits or one error, never crash. An error is well formed (a sentence; a syntax
 // error's offset inside the input; a shape error's index inside the list). A list that parses
@@ -18,29 +18,6 @@
 #include "contract/json.h"
 #include "text/edits.h"
 #include "text/witness.h"
-
-// src/text/edits.cpp is compiled into this target textually, not listed on the first line:
-// its `struct Value` holds `std::vector<std::pair<std::string, Value>>` while Value is still
-// incomplete, which the standard does not allow for std::pair (only vector/list/forward_list
-// take incomplete types) and which clang 14 with libstdc++ 12 refuses (static_assert
-// "template argument must be a complete class" from is_destructible<pair<…>>; g++ accepts it).
-// Until that is fixed in src/, `pair` inside that one file is a plain aggregate with the same
-// members (.first, .second), so the parser's logic is what gets fuzzed.
-// TODO(src/text/edits.cpp:28): list src/text/edits.cpp above and drop this once it builds.
-namespace tackfuzz {
-template <class A, class B>
-struct member_pair {
-  A first;
-  B second;
-};
-}  // namespace tackfuzz
-namespace std {
-template <class A, class B>
-using tackfuzz_member_pair = ::tackfuzz::member_pair<A, B>;
-}  // namespace std
-#define pair tackfuzz_member_pair
-#include "text/edits.cpp"
-#undef pair
 
 namespace {
 
