@@ -7,7 +7,7 @@
 #   bash bench/fuzz_long.sh [BIN_DIR]
 #   TACK_FUZZ_CASES=10000 TACK_FUZZ_JOBS=2 TACK_FUZZ_TOOLS="peek list" bash bench/fuzz_long.sh
 #
-# The default, 10000 cases over each of the built tools (11 today), is >= 100,000 cases.
+# The default, 10000 cases over each of the built tools (11 today), is 110,000 cases.
 # Per-tool logs and a summary (cases, seconds, failures) land in $TACK_FUZZ_OUT
 # (default: a fresh /var/tmp/tack-fuzz.XXXXXX); the exit status is non-zero when any tool failed.
 set -uo pipefail
