@@ -45,6 +45,12 @@ echo
 echo "== list: the tree, depth-first and bytewise; the link is listed, never entered"
 step "$bin/list" --root tree --depth 3 --format text
 echo
+echo "== seek: every match with its line, byte offset and spans; the end record says what was skipped"
+step "$bin/seek" --root tree --context 1 hello
+echo
+echo "== seek in text mode, like grep -n; --regex is RE2 (linear time)"
+step "$bin/seek" --root tree --format text --regex 'print[a-z]+'
+echo
 echo "== replace: exact text, an expected number of times, as a dry run first (exit 9)"
 step "$bin/replace" --root tree --old 'hello, %s' --new 'hi, %s' --dry-run --format text src/main.c
 step "$bin/replace" --root tree --old 'hello, %s' --new 'hi, %s' src/main.c
