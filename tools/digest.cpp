@@ -48,17 +48,8 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
     {"args.bad-value", Repairable::Sometimes},
-    {"args.unexpected-value"},
-    {"args.duplicate-flag"},
     {"args.conflict", Repairable::Never, "--verify was given with more than one PATH"},
-    {"args.missing-operand"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"io.not-found"},

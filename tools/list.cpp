@@ -74,16 +74,6 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
-    {"args.bad-value"},
-    {"args.unexpected-value"},
-    {"args.duplicate-flag"},
-    {"args.conflict"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"io.not-found"},

@@ -77,18 +77,6 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
-    {"args.bad-value"},
-    {"args.unexpected-value"},
-    {"args.duplicate-flag"},
-    {"args.conflict"},
-    {"args.missing-operand"},
-    {"args.too-many-operands"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"path.bad-name", Repairable::Never, "NEWPATH is PATH or lies inside it"},

@@ -49,15 +49,6 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
-    {"args.bad-value"},
-    {"args.duplicate-flag"},
-    {"args.unexpected-value"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"io.not-found", Repairable::Never, "a DIR does not exist, or no skill is named --show NAME"},

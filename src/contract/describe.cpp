@@ -2,6 +2,7 @@
 // introspect (JSON), skill (an agentskills.io SKILL.md) and the JSON Schema of its output.
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 
 #include "contract/main.h"
@@ -60,6 +61,54 @@ constexpr std::string_view kConfinement =
     "without it, a reader opens the path as given and a writer still follows no link in the "
     "file's own name";
 
+// The rules the contract's own machinery can reach for this table, in a fixed order: the
+// parser's, the lexical path checks' (with --root, the confinement ones too). A tool declares
+// only the rules its own code reaches; a row it also declares replaces the contract's.
+std::vector<Rule> contract_rules(const Tool& tool, const Adapter& a) {
+  std::vector<Rule> out = {{"args.unknown-flag", Repairable::Sometimes},
+                           {"args.missing-value"},
+                           {"args.bad-value"},
+                           {"args.unexpected-value"},
+                           {"args.duplicate-flag"}};
+  bool excludes = false, paths = false;
+  for (auto& f : a.flags) {
+    excludes = excludes || !f.excludes.empty();
+    paths = paths || f.role == Role::PathRead || f.role == Role::PathWrite;
+  }
+  bool required = false, bounded = true;
+  for (auto& o : a.operands) {
+    required = required || o.min > 0;
+    bounded = bounded && o.max != kMany;
+    paths = paths || o.role == Role::PathRead || o.role == Role::PathWrite;
+  }
+  if (excludes) out.push_back({"args.conflict"});
+  if (required) out.push_back({"args.missing-operand"});
+  if (bounded) out.push_back({"args.too-many-operands"});
+  if (paths || tool.takes_root) out.push_back({"path.empty"});
+  if (tool.takes_root) {
+    out.push_back({"path.dotdot", Repairable::Sometimes});
+    out.push_back({"path.absolute", Repairable::Always});
+    out.push_back({"path.outside-root"});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Rule> rules_of(const Tool& tool, const Adapter& a) {
+  std::vector<Rule> out = contract_rules(tool, a);
+  for (auto& r : tool.rules) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const Rule& c) { return c.tag == r.tag; });
+    if (same != out.end())
+      *same = r;
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+namespace {
+
 std::string_view rule_when(const Rule& r) {
   if (!r.when.empty()) return r.when;
   auto row = find_rule(r.tag);
@@ -69,7 +118,7 @@ std::string_view rule_when(const Rule& r) {
 // The exit codes a tool can end with: success, output failure, and those of its rules.
 std::vector<Exit> exits(const Tool& tool, const Adapter& a) {
   std::set<int> codes = {0, 1};
-  for (auto& r : tool.rules)
+  for (auto& r : rules_of(tool, a))
     if (auto row = find_rule(r.tag)) codes.insert(static_cast<int>(row->exit));
   for (auto& f : a.flags)
     if (f.name == "dry-run") codes.insert(static_cast<int>(Exit::DryRun));
@@ -206,7 +255,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
   for (Exit e : exits(tool, a))
     codes.push(Json::object({{"code", static_cast<int>(e)}, {"name", exit_name(e)}, {"meaning", exit_meaning(e)}}));
   Json rules = Json::array();
-  for (auto& r : tool.rules) {
+  for (auto& r : rules_of(tool, a)) {
     auto row = find_rule(r.tag);
     rules.push(Json::object({{"rule", r.tag},
                              {"exit", row ? static_cast<int>(row->exit) : 1},
@@ -221,7 +270,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
     if (k == std::string_view::npos) break;
     rest.remove_prefix(k + 2);
   }
-  Json schema = Json::raw(output_schema(tool));
+  Json schema = Json::raw(output_schema(tool, a));
   return Json::object({
       {"tool", tool.name},
       {"version", TACK_VERSION},
@@ -283,7 +332,7 @@ std::string skill_text(const Tool& tool, const Adapter& a) {
        "UTF-8. The full JSON Schema is in `" + n + " introspect` under `output_schema`.\n\n";
   s += "## Errors\n\nMatch on `rule`, never on the message. A `repair` of kind `retry` is an argv "
        "that runs as it stands.\n\n| rule | exit | when |\n|---|---|---|\n";
-  for (auto& r : tool.rules) {
+  for (auto& r : rules_of(tool, a)) {
     auto row = find_rule(r.tag);
     s += "| `" + std::string(r.tag) + "` | " + std::to_string(row ? static_cast<int>(row->exit) : 1) +
          " | " + std::string(rule_when(r)) + " |\n";
@@ -295,10 +344,10 @@ std::string skill_text(const Tool& tool, const Adapter& a) {
   return s;
 }
 
-std::string output_schema(const Tool& tool) {
+std::string output_schema(const Tool& tool, const Adapter& a) {
   std::string rules, codes;
   std::set<std::string_view> code_set;
-  for (auto& r : tool.rules) {
+  for (auto& r : rules_of(tool, a)) {
     rules += (rules.empty() ? "\"" : ",\"") + std::string(r.tag) + "\"";
     if (auto row = find_rule(r.tag)) code_set.insert(exit_name(row->exit));
   }

@@ -101,7 +101,9 @@ void text_errors_to_stderr(std::string_view tool, std::span<const Error> errors)
 std::string help_text(const Tool& tool, const Adapter& a);
 Json introspect(const Tool& tool, const Adapter& a);
 std::string skill_text(const Tool& tool, const Adapter& a);
-std::string output_schema(const Tool& tool);
+std::string output_schema(const Tool& tool, const Adapter& a);
+// Every rule the tool can reach: the contract's own (parser, path checks) and the table's.
+std::vector<Rule> rules_of(const Tool& tool, const Adapter& a);
 // The flags every tool has, appended to its own: --root (when it touches files), --format.
 std::vector<FlagInfo> common_flags(const Tool& tool);
 
