@@ -115,6 +115,7 @@ def test_random_invocations_keep_the_contract(tool, tmp_path):
             work.rename(tmp_path / "used" / str(i))
         if not work.exists():
             tack.make_tree(work)
+        if writer or i == 0:
             paths = tree_paths(str(work))
         argv, stdin = make_case(tool, table, rng, paths)
         try:
