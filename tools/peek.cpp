@@ -44,7 +44,8 @@ constexpr contract::Flag<Args> kFlags[] = {
              "from the end"},
     {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
      .fallback = "65536", .ceiling = kCeiling, .floor = 1,
-     .help = "the most text returned; past it the answer is truncated with a next cursor",
+     .help = "the most text returned, each line counting its bytes and one for its end; past "
+             "it the answer is truncated with a next cursor",
      .limit = true},
     {.name = "max-line-bytes", .kind = Kind::Nat, .bind = &Args::max_line_bytes,
      .value_name = "N", .fallback = "1048576", .ceiling = kCeiling, .floor = 1,
@@ -173,10 +174,12 @@ uint64_t hash_long_line(int fd, uint64_t offset, uint64_t length) {
   return h;
 }
 
+// A chosen line; its text lives in one shared arena (a string per line would cost more than
+// the short lines it holds).
 struct Kept {
   uint64_t n, offset, length;
+  size_t at;  // where its text starts in the arena
   bool too_long, newline;
-  std::string text;
 };
 
 // One pass over the whole file: what the policy needs (eol, lines) and the chosen lines.
@@ -295,6 +298,7 @@ Json run(const Args& a, contract::Context& ctx) {
   if (a.lines.to && !a.lines.from) from = 1;                         // ":B"
 
   std::vector<Kept> kept;
+  std::string arena;
   uint64_t budget = 0, next_line = 0, last_n = 0;
   bool eof_reached = true;
   std::vector<uint64_t> hashes_near;  // --witness: every line's hash goes to the finder
@@ -304,14 +308,17 @@ Json run(const Args& a, contract::Context& ctx) {
       if (n > to && !next_line) eof_reached = false;
       return true;
     }
-    uint64_t cost = line.too_long ? 0 : line.length;
+    // A line costs its bytes and one for its end, so that no run of empty lines can make an
+    // answer (and the memory behind it) without bound.
+    uint64_t cost = (line.too_long ? 0 : line.length) + 1;
     if (!kept.empty() && budget + cost > a.max_bytes) {
       next_line = n;
       eof_reached = false;
       return true;
     }
     budget += cost;
-    kept.push_back({n, line.offset, line.length, line.too_long, line.newline, std::string(line.text)});
+    kept.push_back({n, line.offset, line.length, arena.size(), line.too_long, line.newline});
+    if (!line.too_long) arena += line.text;
     last_n = n;
     return true;
   });
@@ -340,28 +347,63 @@ Json run(const Args& a, contract::Context& ctx) {
     for (auto& k : kept) witnesses.push_back(finder.result(k.n - 1));
   }
 
-  Json lines = Json::array();
+  // The lines go out as one pre-rendered piece (JSON, or text in --format text): a tree of
+  // small values per line would cost many times the answer.
+  std::string rendered;
   std::vector<uint64_t> too_long;
   uint64_t longest = 0;
+  const bool as_text = ctx.format() == contract::Format::Text;
+  contract::JsonWriter w(rendered);
+  if (!as_text) w.begin_array();
   for (size_t i = 0; i < kept.size(); ++i) {
     const Kept& k = kept[i];
-    Json l = Json::object({{"n", k.n}, {"offset", k.offset}});
+    std::string_view raw(arena.data() + k.at, k.too_long ? 0 : k.length);
+    // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
+    std::string_view shown = k.newline ? text::shown_line(raw, eol) : raw;
     if (k.too_long) {
-      l.set("text", nullptr);
-      l.set("length", k.length);
       too_long.push_back(k.n);
       longest = std::max(longest, k.length);
-    } else {
-      // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
-      l.set("text", Json::bytes(k.newline ? text::shown_line(k.text, eol) : std::string_view(k.text)));
     }
-    if (!witnesses.empty()) l.set("witness", text::witness_text(witnesses[i]));
-    lines.push(std::move(l));
+    if (as_text) {
+      std::string n = std::to_string(k.n);
+      rendered.append(n.size() < 6 ? 6 - n.size() : 0, ' ');
+      rendered += n;
+      if (!witnesses.empty()) rendered += " " + text::witness_text(witnesses[i]);
+      rendered += '\t';
+      if (k.too_long)
+        rendered += "[" + std::to_string(k.length) + " bytes, longer than --max-line-bytes]";
+      else
+        rendered += shown;
+      rendered += '\n';
+      continue;
+    }
+    w.begin_object();
+    w.key("n");
+    w.unsigned_integer(k.n);
+    w.key("offset");
+    w.unsigned_integer(k.offset);
+    w.key("text");
+    if (k.too_long) {
+      w.null();
+      w.key("length");
+      w.unsigned_integer(k.length);
+    } else {
+      w.bytes(shown);
+    }
+    if (!witnesses.empty()) {
+      w.key("witness");
+      w.string(text::witness_text(witnesses[i]));
+    }
+    w.end_object();
   }
+  if (!as_text) w.end_array();
+  std::string().swap(arena);
+  std::vector<Kept>().swap(kept);
+  Json lines = Json::raw_owned(std::move(rendered));
   data.set("eol", text::eol_name(eol));
   data.set("mode", "lines");
   data.set("from", from);
-  data.set("to", kept.empty() ? Json() : Json(last_n));
+  data.set("to", last_n == 0 ? Json() : Json(last_n));
   data.set("lines", std::move(lines));
   data.set("eof", eof_reached);
   data.set("truncated", next_line != 0);
@@ -397,19 +439,7 @@ void render_text(const Json& data, std::string& out) {
     out += text->str();
     return;
   }
-  for (const Json& l : data.get("lines")->items()) {
-    std::string n = std::to_string(l.get("n")->as_uint());
-    out.append(n.size() < 6 ? 6 - n.size() : 0, ' ');
-    out += n;
-    if (const Json* w = l.get("witness")) out += " " + w->str();
-    out += '\t';
-    const Json* t = l.get("text");
-    if (t->is_null())
-      out += "[" + std::to_string(l.get("length")->as_uint()) + " bytes, longer than --max-line-bytes]";
-    else
-      out += t->str();
-    out += '\n';
-  }
+  out += data.get("lines")->str();  // rendered by run() in --format text
   if (const Json* next = data.get("next"); next && !next->is_null())
     out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
 }

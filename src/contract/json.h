@@ -89,6 +89,13 @@ class Json {
     j.s_ = text;
     return j;
   }
+  // The same, taking the string over rather than copying it (large pre-rendered pieces).
+  static Json raw_owned(std::string text) {
+    Json j;
+    j.type_ = Type::Raw;
+    j.s_ = std::move(text);
+    return j;
+  }
   static Json array(std::vector<Json> items = {}) {
     Json j;
     j.type_ = Type::Array;

@@ -105,12 +105,23 @@ def test_first_line_is_whole_even_past_max_bytes(tree):
 
 def test_next_only_when_more_really_exists(tree):
     tree.write("three.txt", b"123456789\n123456789\n123456789\n")
-    d = peek(tree, "--max-bytes", "27", "three.txt").data  # 3 x 9 bytes of text: all fit
+    d = peek(tree, "--max-bytes", "30", "three.txt").data  # 3 x (9 bytes + one for the end): all fit
     assert (d["truncated"], d["next"], d["eof"], len(d["lines"])) == (False, None, True, 3)
-    d = peek(tree, "--max-bytes", "26", "three.txt").data
+    d = peek(tree, "--max-bytes", "29", "three.txt").data
     assert (d["truncated"], d["next"], len(d["lines"])) == (True, {"line": 3}, 2)
-    d = peek(tree, "--lines", "1:2", "--max-bytes", "18", "three.txt").data
+    d = peek(tree, "--lines", "1:2", "--max-bytes", "20", "three.txt").data
     assert (d["truncated"], d["next"], d["eof"]) == (False, None, False)
+
+
+def test_empty_lines_count_against_the_budget(tree):
+    # Each line costs one byte for its end at least, so a file of empty lines cannot turn the
+    # default budget into an answer (and a memory peak) as long as the file.
+    tree.write("empty-lines.txt", b"\n" * 200_000)
+    d = peek(tree, "--lines", "1:", "empty-lines.txt").data
+    assert len(d["lines"]) == 65536
+    assert (d["truncated"], d["next"], d["eof"]) == (True, {"line": 65537}, False)
+    d = peek(tree, "--lines", "1:", "--max-bytes", "3", "empty-lines.txt").data
+    assert [l["n"] for l in d["lines"]] == [1, 2, 3] and d["next"] == {"line": 4}
 
 
 def _follow(tree, name, first_args, budget, extra=()):
