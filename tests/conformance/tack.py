@@ -279,16 +279,35 @@ def _is_plain_text_request(args: list[bytes]) -> bool:
     return False
 
 
-def _root_of(argv: list[bytes]) -> list[bytes]:
-    """Every --root value in an argv (before `--`), to check repairs never change it."""
+@functools.lru_cache(maxsize=None)
+def _valued_flags(tool: str) -> frozenset[bytes]:
+    """The spellings of the tool's flags that take a value as the next token."""
+    out = set()
+    for f in introspect(tool)["flags"]:
+        if f["kind"] != "bool":
+            out.add(b"--" + f["name"].encode())
+            if f.get("short"):
+                out.add(b"-" + f["short"].encode())
+    return frozenset(out)
+
+
+def _root_of(tool: str, argv: list[bytes]) -> list[bytes]:
+    """Every --root value in an argv (before `--`), to check repairs never change it. A
+    `--root` token that another flag takes as its value (`--show --root`) is no root."""
     out = []
-    for i, a in enumerate(argv):
+    valued = _valued_flags(tool)
+    i = 0
+    while i < len(argv):
+        a = argv[i]
         if a == b"--":
             break
         if a == b"--root" and i + 1 < len(argv):
             out.append(argv[i + 1])
         elif a.startswith(b"--root="):
             out.append(a[len(b"--root="):])
+        if a in valued:
+            i += 1  # the next token is this flag's value, whatever it looks like
+        i += 1
     return out
 
 
@@ -431,7 +450,7 @@ def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
             if rargv[0] != to_bytes(argv0):
                 raise ContractViolation(
                     f"retry argv[0] {rargv[0]!r} is not the binary as invoked {argv0!r}")
-            if _root_of(rargv) != _root_of(a):
+            if _root_of(tool, rargv) != _root_of(tool, a):
                 raise ContractViolation(f"retry changes --root: {rargv!r} from {argv!r}")
             again = run(tool, *rargv[1:], stdin=stdin, env=env, cwd=cwd, wrap=wrap,
                         timeout=timeout, _depth=_depth + 1)
