@@ -1,19 +1,12 @@
 // search.h — line search: a Matcher says where a pattern matches in a line (all matches,
-// leftmost-first, non-overlapping, as byte spans); a Scanner runs one over a file read in
-// chunks and reports matching lines and their context with line numbers and byte offsets.
+// leftmost-first, non-overlapping, as byte spans) and where in a buffer of whole lines one may
+// be; the Scanner (scan.h) runs one over a file.
 //
-// Speed comes from searching the whole buffer for the pattern and finding line boundaries only
-// around hits (never splitting every line first), and from counting newlines only when a line
-// number is needed. Memory is one chunk plus the longest line (capped): a line longer than
-// the cap is never held; it is scanned in pieces and reported.
-//
-// The literal matcher is here; the RE2 matcher lives with seek (the only binary that links
-// RE2) and plugs into the same interface.
+// The literal matcher is here; the RE2 matcher is in regex.h, a unit of its own so that only
+// the binaries that search with a regex link RE2.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -62,56 +55,5 @@ class Matcher {
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a
 // match must have a non-word byte or the line's edge on each side.
 std::unique_ptr<Matcher> literal_matcher(std::string needle, bool icase, bool word);
-
-// Counts '\n' in [p, p + n).
-uint64_t count_newlines(const char* p, size_t n);
-
-// --- Scanner ------------------------------------------------------------------------------
-
-struct ScanOptions {
-  size_t max_line = 1 << 20;          // a longer line is never held (--max-line-bytes)
-  uint64_t context = 0;               // lines of context before and after each match
-  uint64_t max_matches = UINT64_MAX;  // stop after this many matching lines
-  size_t chunk = 256 * 1024;          // bytes read at a time
-  bool skip_binary = false;           // a NUL in the first 8 KiB: report binary, search nothing
-  size_t max_long_lines = 100;        // long lines listed by number (all are counted)
-};
-
-struct LineEvent {
-  enum class Kind { Match, Context } kind;
-  uint64_t line;                   // 1-based
-  uint64_t offset;                 // byte offset in the file of the line as shown
-  std::string_view text;           // the line as shown; empty when too_long
-  uint64_t length;                 // its length in bytes
-  bool too_long;                   // a context line past the cap: no text
-  const std::vector<Span>* spans;  // Match: never empty
-  // Match: its ordinal among the file's matching lines (from 0). Context: the ordinals of
-  // the matches whose window holds the line, [lo, hi] (hi is lo or lo + 1).
-  uint64_t lo, hi;
-};
-
-struct ScanResult {
-  bool binary = false;   // a NUL in the first 8 KiB
-  bool skipped = false;  // binary with skip_binary: nothing searched
-  bool crlf = false;     // every '\n' follows a '\r' (known once a line was shown)
-  uint64_t found = 0;    // matching lines
-  bool stopped = false;  // stopped at max_matches or by the sink
-  // Lines longer than the cap that match (literal) or that could not be searched (regex).
-  std::vector<uint64_t> long_lines;  // the first max_long_lines line numbers
-  uint64_t long_count = 0, longest = 0;
-  bool long_unsearched = false;  // the matcher cannot search a piece: long lines unsearched
-  int error = 0;                 // errno of a failed read
-};
-
-// pread semantics: fills buf with up to len bytes at offset; returns the count (short only at
-// end of file) or -errno.
-using ReadAt = std::function<long long(char* buf, size_t len, uint64_t offset)>;
-// Receives each event; returns false to stop the scan.
-using LineSink = std::function<bool(const LineEvent&)>;
-
-// `buffer` is scratch memory the caller keeps from file to file (it grows to a chunk plus the
-// longest line held, and is never shrunk), so a walk of many small files allocates once.
-ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
-                std::vector<char>& buffer);
 
 }  // namespace text

@@ -103,11 +103,7 @@ class Settler {
 
 uint64_t line_hash(std::string_view line) {
   size_t n = line.size();
-  while (n > 0) {
-    char c = line[n - 1];
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\v' && c != '\f') break;
-    --n;
-  }
+  while (n > 0 && trailing_blank(line[n - 1])) --n;
   return XXH3_64bits(n ? line.data() : "", n);
 }
 

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,7 +31,19 @@ namespace text {
 inline constexpr int kMinRadius = 5;
 inline constexpr int kMaxRadius = 16;
 
+// The bytes line_hash leaves off a line's end.
+inline bool trailing_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 uint64_t line_hash(std::string_view line);
+// line_hash of a line too long to hold, [offset, offset + length) of a file read through `read`
+// (pread semantics: up to len bytes at an offset; the count, short only at the end, or
+// -errno): its trailing whitespace is found from the end backwards and the rest is hashed in
+// pieces, so memory stays one piece. A failed read ends the hashing where it stands. (In
+// witness_read.cpp, so that only the tools that read lines back link the streaming hash.)
+uint64_t line_hash_read(
+    const std::function<long long(char* buf, size_t len, uint64_t offset)>& read, uint64_t offset,
+    uint64_t length);
 uint64_t witness_mix(uint64_t acc, uint64_t left, uint64_t right, int64_t r);
 std::string witness_text(uint32_t value);  // "h" + 6 lowercase hex digits
 // Parses "h" + 6 hex digits; false otherwise.

@@ -1,0 +1,112 @@
+// inputs.cpp — operands to inputs: open, then either take the file or walk the directory.
+#include "os/inputs.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+#include <utility>
+
+namespace os {
+namespace {
+
+bool has_dotdot(std::string_view p) {
+  return p == ".." || p.starts_with("../") || p.ends_with("/..") ||
+         p.find("/../") != std::string_view::npos;
+}
+
+}  // namespace
+
+Inputs::Inputs(int root_fd, std::vector<std::string> paths, WalkOptions opts)
+    : root_fd_(root_fd), paths_(std::move(paths)), opts_(std::move(opts)) {
+  if (paths_.empty()) paths_.push_back(".");
+  if (root_fd_ < 0) {
+    auto r = open_root(".");
+    if (auto* fd = std::get_if<Fd>(&r)) cwd_ = std::move(*fd);
+  }
+}
+
+SkipCounts Inputs::skipped() const {
+  SkipCounts now = counted_;
+  if (walker_) now += walker_->counts();
+  return now;
+}
+
+bool Inputs::next(Input& out) {
+  for (;;) {
+    if (walker_) {
+      WalkItem item;
+      if (!walker_->next(item)) {
+        counted_ += walker_->counts();
+        walker_.reset();
+        continue;
+      }
+      if (item.type == WalkItem::Type::Error) {
+        out.type = Input::Type::Error;
+        out.error = std::move(item.error);
+        out.skipped = skipped();
+        return true;
+      }
+      switch (item.entry.kind) {
+        case EntryKind::File:
+          out.type = Input::Type::Walked;
+          out.path = item.entry.path;
+          out.entry = std::move(item.entry);
+          out.skipped = skipped();
+          return true;
+        case EntryKind::Link:
+          ++counted_.symlink;
+          break;
+        case EntryKind::Other:
+          ++counted_.special;
+          break;
+        case EntryKind::Directory:
+          break;
+      }
+      continue;
+    }
+    if (next_path_ == paths_.size()) return false;
+    const std::string& path = paths_[next_path_++];
+    auto opened = open_read(root_fd_, path, Want::Any, path);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      out.type = Input::Type::Error;
+      out.error = std::move(*e);
+      out.skipped = counted_;
+      return true;
+    }
+    Opened& o = std::get<Opened>(opened);
+    if (!S_ISDIR(o.st.st_mode)) {
+      out.type = Input::Type::Named;
+      out.path = path;
+      out.named = std::move(o);
+      out.skipped = counted_;
+      return true;
+    }
+    int ignore_root = root_fd_ >= 0 ? root_fd_ : cwd_.get();
+    std::string rel = path == "." ? "" : path;
+    if (root_fd_ < 0 && (path.starts_with("/") || has_dotdot(path))) {
+      ignore_root = -1;
+      rel.clear();
+    }
+    walker_.emplace(opts_, std::move(o.fd), path, ignore_root, rel);
+  }
+}
+
+text::ReadAt input_reader(int fd, uint64_t size) {
+  return [fd, size](char* buf, size_t len, uint64_t off) -> long long {
+    size_t got = 0;
+    while (got < len) {
+      ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(off + got));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return -static_cast<long long>(errno);
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+      if (size > 0 && off + got >= size) break;
+    }
+    return static_cast<long long>(got);
+  };
+}
+
+}  // namespace os

@@ -1,0 +1,238 @@
+// ordered.h — work done in parallel, its output delivered in the order it was submitted: a
+// fixed pool of worker threads over a ring of slots. seek searches files in walk order with
+// it, so its output is the walk order however the workers finish.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace os {
+
+// The part of a slot the pool owns; a caller's slot type derives from it (and must not hide
+// these names with its own). `Piece_` is a unit of output: `size()` is the bytes it holds,
+// counted against the pool's budget; `empty()` says it carries nothing.
+template <class Piece_>
+struct OrderedSlot {
+  using Piece = Piece_;
+  bool work = true;  // false: nothing for a worker to do; `last` is delivered as it stands
+  uint64_t seq = 0;  // the slot's place in submission order
+  // Output. `pieces` (under the pool's lock) carries a large output while it is being made;
+  // `last` is the rest, handed over with `done`.
+  std::deque<Piece> pieces;
+  size_t held = 0;  // bytes in `pieces`
+  std::atomic<bool> pending{false};
+  Piece last;
+  std::atomic<bool> done{false};
+};
+
+// The main thread pushes slots in order and takes their output back in that order: the
+// pieces published while the work ran, then `last`, then `done`. The common path takes no
+// lock: a worker claims the next slot with one atomic step and hands its output back with one
+// atomic store; a lock and a wake-up are spent only when a thread is actually asleep. A worker
+// whose output grows large hands it over in pieces, and stops while the output held for the
+// main thread passes a budget (unless its slot is the head), so memory stays bounded by the
+// budget, the window and each worker's own buffers, never by the size of one slot's output.
+// `Worker` is each thread's own state (scratch buffers, a matcher), handed to its work.
+template <class Slot, class Worker>
+class Ordered {
+ public:
+  using Piece = typename Slot::Piece;
+  // Work runs on a worker thread, once per slot with `work` set. Take and Done run on the
+  // main thread (inside push() and finish()): Take for each piece and then for `last`, Done
+  // after them; false from either stops everything (the workers are cancelled, stopped()
+  // holds, later pushes are dropped).
+  using Work = std::function<void(Slot&, Worker&)>;
+  using Take = std::function<bool(Slot&, Piece&)>;
+  using Done = std::function<bool(Slot&)>;
+
+  static constexpr size_t kWindow = 256;
+  static constexpr size_t kBudget = 8 << 20;
+  static constexpr size_t kPiece = 64 << 10;       // the size at which work should publish a piece
+  static constexpr size_t kSlotShare = 256 << 10;  // one slot's pieces not yet taken
+  static constexpr uint64_t kWakeBatch = 16;
+  static constexpr uint64_t kRoom = 64;  // a full window waits until this many slots are done
+
+  Ordered(std::vector<Worker>& workers, Work work, Take take, Done done)
+      : work_(std::move(work)), take_(std::move(take)), done_(std::move(done)), ring_(kWindow) {
+    for (auto& w : workers) threads_.emplace_back([this, &w] { loop(w); });
+  }
+  ~Ordered() {
+    {
+      std::lock_guard lk(mu_);
+      closing_ = true;
+      cancel_ = true;
+    }
+    work_cv_.notify_all();
+    room_cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  bool stopped() const { return stopped_; }  // main thread: Take or Done said stop
+  // Worker side: nothing more will be taken, so a long piece of work may end early.
+  bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
+
+  void push(std::unique_ptr<Slot> s) {
+    if (pushed_ - head_ >= kWindow) drain(Mode::UntilRoom);
+    if (stopped_) return;
+    if (!s->work) s->done.store(true);
+    s->seq = pushed_;
+    ring_[pushed_ % kWindow] = std::move(s);
+    pushed_.store(pushed_ + 1);
+    // Sleeping workers are woken for a batch, not for each slot: a wake-up costs more than
+    // a small slot's work (searching a small file). kick() wakes them for less whenever the
+    // main thread waits.
+    if (pushed_ - claimed_ >= kWakeBatch) kick();
+    drain(Mode::Ready);
+  }
+
+  // Wakes the sleeping workers if there is work they have not taken.
+  void kick() {
+    if (idle_.load() > 0 && claimed_.load() < pushed_.load()) {
+      std::lock_guard lk(mu_);
+      work_cv_.notify_all();
+    }
+  }
+
+  void finish() {
+    {
+      std::lock_guard lk(mu_);
+      closing_ = true;
+    }
+    work_cv_.notify_all();
+    drain(Mode::All);
+  }
+
+  // Worker side: hands a piece of a large output to the main thread while the work goes on.
+  void publish(Slot& s, Piece&& p) {
+    if (p.empty()) return;
+    std::unique_lock lk(mu_);
+    buffered_ += p.size();
+    s.held += p.size();
+    s.pieces.push_back(std::move(p));
+    s.pending.store(true);
+    if (main_waiting_.load()) main_cv_.notify_one();
+    // Wait while this slot holds more than its share, or while all slots hold more than the
+    // budget and this one cannot be drained before those ahead of it.
+    auto full = [&] {
+      return !cancel_ && (s.held > kSlotShare || (buffered_ > kBudget && head_.load() != s.seq));
+    };
+    if (full()) {
+      ++blocked_;
+      main_cv_.notify_one();  // the main thread must drain the head for this one to go on
+      room_cv_.wait(lk, [&] { return !full(); });
+      --blocked_;
+    }
+  }
+
+ private:
+  enum class Mode { Ready, UntilRoom, All };
+
+  void loop(Worker& w) {
+    for (;;) {
+      uint64_t i = claimed_.load();
+      if (cancel_) return;
+      if (i < pushed_.load()) {
+        if (!claimed_.compare_exchange_weak(i, i + 1)) continue;
+        Slot& s = *ring_[i % kWindow];
+        if (s.work) work_(s, w);
+        const uint64_t seq = s.seq;
+        s.done.store(true);  // the slot is the main thread's from here on
+        // The main thread sleeps until its target slot is done; any slot wakes it while a
+        // worker is held back, since the head it may be waiting on could be this one.
+        if (main_waiting_.load() && (wait_seq_.load() == seq || blocked_.load() > 0)) {
+          std::lock_guard lk(mu_);
+          main_cv_.notify_one();
+        }
+        continue;
+      }
+      std::unique_lock lk(mu_);
+      if (closing_ && claimed_.load() >= pushed_.load()) return;
+      ++idle_;
+      work_cv_.wait(lk, [&] { return cancel_ || closing_ || claimed_.load() < pushed_.load(); });
+      --idle_;
+    }
+  }
+
+  void stop() {
+    stopped_ = true;
+    {
+      std::lock_guard lk(mu_);
+      cancel_ = true;
+    }
+    work_cv_.notify_all();
+    room_cv_.notify_all();
+  }
+
+  // Takes a slot's pieces, if any; false when the consumer said stop.
+  bool take_pieces(Slot& s) {
+    if (!s.pending.load()) return true;
+    std::deque<Piece> taken;
+    {
+      std::lock_guard lk(mu_);
+      taken.swap(s.pieces);
+      s.pending.store(false);
+      s.held = 0;
+      for (auto& p : taken) buffered_ -= p.size();
+      if (blocked_) room_cv_.notify_all();
+    }
+    for (auto& p : taken)
+      if (!take_(s, p)) return false;
+    return true;
+  }
+
+  void drain(Mode mode) {
+    while (!stopped_ && head_ < pushed_) {
+      Slot& head = *ring_[head_ % kWindow];
+      if (!take_pieces(head)) return stop();
+      if (head.done.load()) {
+        if (!take_pieces(head)) return stop();
+        bool go = take_(head, head.last) && done_(head);
+        head_.store(head_ + 1);
+        if (blocked_.load()) {
+          std::lock_guard lk(mu_);
+          room_cv_.notify_all();
+        }
+        if (!go) return stop();
+        continue;
+      }
+      if (mode == Mode::Ready || (mode == Mode::UntilRoom && pushed_ - head_ < kWindow)) return;
+      // A full window waits for a batch of room, not one slot, so that the threads do not
+      // wake each other for every slot; the head's pieces still wake it.
+      uint64_t target = head_;
+      if (mode == Mode::UntilRoom && !ring_[(head_ + kRoom - 1) % kWindow]->done.load())
+        target = head_ + kRoom - 1;
+      Slot& t = *ring_[target % kWindow];
+      kick();
+      std::unique_lock lk(mu_);
+      wait_seq_.store(target);
+      main_waiting_.store(true);
+      main_cv_.wait(
+          lk, [&] { return t.done.load() || head.done.load() || head.pending.load() || cancel_; });
+      main_waiting_.store(false);
+    }
+  }
+
+  Work work_;
+  Take take_;
+  Done done_;
+  std::vector<std::unique_ptr<Slot>> ring_;
+  std::atomic<uint64_t> pushed_{0}, claimed_{0}, head_{0}, wait_seq_{0};
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, main_cv_, room_cv_;
+  std::atomic<int> idle_{0}, blocked_{0};
+  std::atomic<bool> main_waiting_{false}, cancel_{false};
+  size_t buffered_ = 0;   // under mu_
+  bool closing_ = false;  // under mu_
+  bool stopped_ = false;  // main thread only
+};
+
+}  // namespace os

@@ -1,0 +1,32 @@
+// line_record.h — a line search's match and context records (seek.v1) rendered straight to
+// bytes, one per line: an NDJSON object, or grep -n's `path:line:text` (`path-line-text` for
+// context). A search may write millions of them, so the fixed parts skip the general
+// serializer; the line's text goes through it (escaping, UTF-8, text_or_bytes) unless it is
+// plain ASCII that needs no escape, where both would write the same bytes.
+#pragma once
+
+#include <string>
+
+#include "text/scan.h"
+
+namespace text {
+
+enum class RecordForm { Json, Text };
+
+class LineRecords {
+ public:
+  explicit LineRecords(RecordForm form) : form_(form) {}
+  // The file the next records are about (serialized once, not per record).
+  void set_path(const std::string& path);
+  // Append one record, '\n' included. `witness`: the match's witness text, or null for none.
+  void match(std::string& out, const LineEvent& ev, const std::string* witness) const;
+  void context(std::string& out, const LineEvent& ev) const;
+
+ private:
+  RecordForm form_;
+  std::string path_json_;  // the path, serialized once per file
+  std::string path_raw_;
+  std::string match_head_, context_head_;  // {"type":…,"path":…,"line":
+};
+
+}  // namespace text

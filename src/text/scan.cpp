@@ -1,0 +1,505 @@
+// scan.cpp — the Scanner, which drives any matcher over a file read in chunks, and the newline
+// count it runs on.
+#include "text/scan.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <string>
+
+namespace text {
+namespace {
+
+const bool kAvx2 = __builtin_cpu_supports("avx2");
+
+__attribute__((target("avx2"))) uint64_t count_avx2(const char* p, size_t n) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  uint64_t total = 0;
+  size_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    const __m256i* q = reinterpret_cast<const __m256i*>(p + i);
+    const uint32_t a =
+        static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q), nl)));
+    const uint32_t b = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 1), nl)));
+    const uint32_t c = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 2), nl)));
+    const uint32_t d = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 3), nl)));
+    total += __builtin_popcount(a) + __builtin_popcount(b) + __builtin_popcount(c) +
+             __builtin_popcount(d);
+  }
+  for (; i + 32 <= n; i += 32) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    total +=
+        __builtin_popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl))));
+  }
+  for (; i < n; ++i) total += p[i] == '\n';
+  return total;
+}
+
+uint64_t count_sse2(const char* p, size_t n) {
+  const __m128i nl = _mm_set1_epi8('\n');
+  uint64_t total = 0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    total += __builtin_popcount(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl))));
+  }
+  for (; i < n; ++i) total += p[i] == '\n';
+  return total;
+}
+
+// --- Scanner -------------------------------------------------------------------------------
+
+constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB makes a file binary (as peek)
+constexpr size_t npos = std::string_view::npos;
+
+struct LineRef {
+  uint64_t line, off, len;  // the raw line [off, off + len), without its '\n'
+  bool too_long;
+};
+
+// One file, one pass. Invariants: the buffer holds the file bytes [base_, base_ + len_), and
+// base_ is a line start; everything before pos_ has been searched; count_line_ is the number
+// of the line starting at count_off_. Context lines are remembered as LineRefs (offsets), so
+// a line that has left the buffer is read back with one pread when it is shown.
+class Scanner {
+ public:
+  Scanner(const Matcher& m, const ScanOptions& o, const ReadAt& read, const LineSink& sink,
+          std::vector<char>& buf)
+      : m_(m),
+        o_(o),
+        read_(read),
+        sink_(sink),
+        chunk_(std::max<size_t>(1, std::min(o.chunk, o.max_line))),
+        n_(o.context),
+        buf_(buf) {}
+
+  ScanResult run();
+
+ private:
+  const char* at(uint64_t off) const { return buf_.data() + (off - base_); }
+  uint64_t off_of(const void* p) const {
+    return base_ + (static_cast<const char*>(p) - buf_.data());
+  }
+  uint64_t end() const { return base_ + len_; }
+
+  bool fill();
+  void drop(uint64_t to);   // forgets the bytes before `to`
+  void shift(uint64_t to);  // drop() after counting lines and noting context up to `to`
+  uint64_t line_of(uint64_t off);
+  bool crlf();
+  void shown(const LineRef& r, uint64_t& off, uint64_t& len);
+  std::string_view text_of(uint64_t off, uint64_t len);
+
+  void search_region(uint64_t from, uint64_t to);
+  void on_line(uint64_t ls, uint64_t le);
+  void long_line();
+
+  void identify_after(uint64_t limit);
+  void flush_pend(uint64_t below_line);
+  void update_hist(uint64_t to, uint64_t line);
+  void emit_context(const LineRef& r, uint64_t lo, uint64_t hi);
+
+  const Matcher& m_;
+  const ScanOptions& o_;
+  const ReadAt& read_;
+  const LineSink& sink_;
+  const size_t chunk_;  // never more than the cap: a line past it cannot hide inside one read
+  const uint64_t n_;    // context lines
+  ScanResult r_;
+  bool stop_ = false;
+
+  std::vector<char>& buf_;  // the caller's, reused from file to file
+  uint64_t base_ = 0;
+  size_t len_ = 0;
+  bool eof_ = false;
+  uint64_t pos_ = 0;
+  uint64_t count_off_ = 0, count_line_ = 1;
+  bool bom_ = false, line_mode_ = false;
+  bool crlf_known_ = false, crlf_ = false;
+  std::vector<Span> spans_;
+  std::string scratch_;
+
+  // Context: lines after the last match not yet shown (pend_, at most n_), how many more of
+  // them are still to be found (after_want_, starting at after_next_), the number of the
+  // last line that is the last match or one of its pend_ lines, and the last n_ lines before
+  // the buffer (hist_), for before-context that reaches back past it.
+  std::vector<LineRef> pend_;
+  uint64_t after_want_ = 0, after_next_ = 0, pend_last_line_ = 0;
+  std::deque<LineRef> hist_;
+};
+
+bool Scanner::fill() {
+  if (eof_) return true;
+  if (buf_.size() < len_ + chunk_) buf_.resize(len_ + chunk_);
+  long long n = read_(buf_.data() + len_, chunk_, base_ + len_);
+  if (n < 0) {
+    r_.error = static_cast<int>(-n);
+    stop_ = true;
+    return false;
+  }
+  len_ += static_cast<size_t>(n);
+  if (static_cast<size_t>(n) < chunk_) eof_ = true;
+  return true;
+}
+
+void Scanner::drop(uint64_t to) {
+  const size_t k = static_cast<size_t>(to - base_);
+  if (k == 0) return;
+  std::memmove(buf_.data(), buf_.data() + k, len_ - k);
+  len_ -= k;
+  base_ = to;
+}
+
+void Scanner::shift(uint64_t to) {
+  const uint64_t line = line_of(to);
+  if (n_ > 0) {
+    identify_after(to);
+    flush_pend(line);
+    update_hist(to, line);
+  }
+  drop(to);
+}
+
+uint64_t Scanner::line_of(uint64_t off) {
+  count_line_ += count_newlines(at(count_off_), static_cast<size_t>(off - count_off_));
+  count_off_ = off;
+  return count_line_;
+}
+
+// The file is CRLF when it has a '\n' and every '\n' follows a '\r'. Most files answer at
+// their first line; only a CRLF file is read to the end (once, and only when a line of it is
+// shown or a regex needs to know).
+bool Scanner::crlf() {
+  if (crlf_known_) return crlf_;
+  crlf_known_ = true;
+  crlf_ = false;
+  if (base_ == 0) {
+    if (const void* nl = std::memchr(buf_.data(), '\n', len_)) {
+      const char* p = static_cast<const char*>(nl);
+      if (p == buf_.data() || p[-1] != '\r') return false;
+    }
+  }
+  std::string tmp(64 * 1024, '\0');
+  uint64_t off = 0;
+  char prev = 0;
+  bool seen = false;
+  for (;;) {
+    long long n = read_(tmp.data(), tmp.size(), off);
+    if (n < 0) {
+      r_.error = static_cast<int>(-n);
+      stop_ = true;
+      return false;
+    }
+    for (const char* p = tmp.data();
+         (p = static_cast<const char*>(std::memchr(p, '\n', tmp.data() + n - p))); ++p) {
+      char before = p == tmp.data() ? prev : p[-1];
+      if (before != '\r') return false;
+      seen = true;
+    }
+    if (n > 0) prev = tmp[static_cast<size_t>(n) - 1];
+    off += static_cast<uint64_t>(n);
+    if (static_cast<size_t>(n) < tmp.size()) break;
+  }
+  crlf_ = seen;
+  return crlf_;
+}
+
+// The line as shown: without a leading BOM on line 1, without the '\r' of a CRLF file.
+void Scanner::shown(const LineRef& r, uint64_t& off, uint64_t& len) {
+  off = r.off;
+  len = r.len;
+  if (r.off == 0 && bom_) {
+    off += 3;
+    len -= std::min<uint64_t>(3, len);
+  }
+  if (len > 0 && crlf()) {
+    char last;
+    if (off + len - 1 >= base_ && off + len <= end()) {
+      last = *at(off + len - 1);
+    } else if (read_(&last, 1, off + len - 1) != 1) {
+      last = 0;
+    }
+    if (last == '\r') --len;
+  }
+}
+
+std::string_view Scanner::text_of(uint64_t off, uint64_t len) {
+  if (off >= base_ && off + len <= end()) return {at(off), static_cast<size_t>(len)};
+  scratch_.resize(static_cast<size_t>(len));
+  long long n = read_(scratch_.data(), scratch_.size(), off);
+  if (n < 0) {
+    r_.error = static_cast<int>(-n);
+    stop_ = true;
+    n = 0;
+  }
+  scratch_.resize(static_cast<size_t>(n));
+  return scratch_;
+}
+
+void Scanner::emit_context(const LineRef& r, uint64_t lo, uint64_t hi) {
+  if (stop_) return;
+  LineEvent ev{LineEvent::Kind::Context, r.line, 0, {}, 0, r.too_long, nullptr, lo, hi};
+  shown(r, ev.offset, ev.length);
+  if (!r.too_long) ev.text = text_of(ev.offset, ev.length);
+  if (!stop_ && !sink_(ev)) stop_ = true;
+}
+
+void Scanner::identify_after(uint64_t limit) {
+  while (after_want_ > 0 && after_next_ < limit) {
+    const void* nl = std::memchr(at(after_next_), '\n', static_cast<size_t>(limit - after_next_));
+    const uint64_t le = nl ? off_of(nl) : limit;
+    pend_.push_back({++pend_last_line_, after_next_, le - after_next_, false});
+    --after_want_;
+    after_next_ = le + 1;
+  }
+}
+
+void Scanner::flush_pend(uint64_t below_line) {
+  size_t k = 0;
+  while (k < pend_.size() && pend_[k].line + n_ < below_line) {
+    emit_context(pend_[k], r_.found - 1, r_.found - 1);
+    ++k;
+  }
+  pend_.erase(pend_.begin(), pend_.begin() + static_cast<long>(k));
+}
+
+void Scanner::update_hist(uint64_t to, uint64_t line) {
+  std::vector<LineRef> found;
+  uint64_t e = to;
+  while (found.size() < n_ && e > base_) {
+    const uint64_t le = e - 1;  // the '\n' ending the line
+    const void* nl =
+        le > base_ ? memrchr(at(base_), '\n', static_cast<size_t>(le - base_)) : nullptr;
+    const uint64_t ls = nl ? off_of(nl) + 1 : base_;
+    found.push_back({--line, ls, le - ls, false});
+    e = ls;
+  }
+  if (found.size() >= n_) hist_.clear();
+  for (auto it = found.rbegin(); it != found.rend(); ++it) hist_.push_back(*it);
+  while (hist_.size() > n_) hist_.pop_front();
+}
+
+void Scanner::on_line(uint64_t ls, uint64_t le) {
+  LineRef ref{0, ls, le - ls, false};
+  uint64_t so, sl;
+  shown(ref, so, sl);
+  if (stop_) return;
+  spans_.clear();
+  m_.spans(std::string_view(at(so), static_cast<size_t>(sl)), spans_);
+  if (spans_.empty()) return;
+  const uint64_t line = line_of(ls);
+  const uint64_t k = r_.found;
+  if (n_ > 0) {
+    identify_after(ls);
+    for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
+    pend_.clear();
+    // Before-context: back from this line, not into lines already shown.
+    const uint64_t first = std::max<uint64_t>({line > n_ ? line - n_ : 1, pend_last_line_ + 1, 1});
+    std::vector<LineRef> before;
+    uint64_t e = ls, num = line;
+    while (num > first && e > base_) {
+      const uint64_t lend = e - 1;
+      const void* nl =
+          lend > base_ ? memrchr(at(base_), '\n', static_cast<size_t>(lend - base_)) : nullptr;
+      const uint64_t lstart = nl ? off_of(nl) + 1 : base_;
+      before.push_back({--num, lstart, lend - lstart, false});
+      e = lstart;
+    }
+    for (auto it = hist_.rbegin(); it != hist_.rend() && num > first; ++it)
+      if (it->line == num - 1) before.push_back(*it), --num;
+    for (auto it = before.rbegin(); it != before.rend(); ++it) emit_context(*it, k, k);
+  }
+  if (stop_) return;
+  LineEvent ev{LineEvent::Kind::Match,
+               line,
+               so,
+               std::string_view(at(so), static_cast<size_t>(sl)),
+               sl,
+               false,
+               &spans_,
+               k,
+               k};
+  ++r_.found;
+  if (!sink_(ev)) stop_ = true;
+  pend_last_line_ = line;
+  after_next_ = le + 1;
+  after_want_ = n_;
+  if (r_.found >= o_.max_matches) {
+    stop_ = true;
+    r_.stopped = true;
+  }
+}
+
+void Scanner::search_region(uint64_t from, uint64_t to) {
+  uint64_t p = from;
+  auto line_end = [&](uint64_t x) {
+    const void* nl = std::memchr(at(x), '\n', static_cast<size_t>(to - x));
+    return nl ? off_of(nl) : to;
+  };
+  // Line 1 of a file with a BOM is matched as shown, which a buffer search cannot do.
+  if (p == 0 && bom_ && p < to) {
+    const uint64_t le = line_end(0);
+    on_line(0, le);
+    p = le + 1;
+  }
+  if (line_mode_) {
+    for (; p < to && !stop_;) {
+      const uint64_t le = line_end(p);
+      on_line(p, le);
+      p = le + 1;
+    }
+    return;
+  }
+  const std::string_view view(buf_.data(), static_cast<size_t>(to - base_));
+  while (p < to && !stop_) {
+    const size_t h = m_.find(view, static_cast<size_t>(p - base_));
+    // A hit at `to` itself is an empty match at the end of a last line without '\n'; after
+    // a '\n' it would belong to the next line, which the next region holds.
+    if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return;
+    const uint64_t hit = base_ + h;
+    const void* nl = hit > p ? memrchr(at(p), '\n', static_cast<size_t>(hit - p)) : nullptr;
+    const uint64_t ls = nl ? off_of(nl) + 1 : p;
+    const uint64_t le = line_end(hit);
+    on_line(ls, le);
+    p = le + 1;
+  }
+}
+
+// The line at base_ is longer than the cap: it is read in pieces and never held. A literal
+// is still looked for in it (each start probed once, with the bytes a --word check needs);
+// a matcher that cannot search a piece leaves it unsearched, and the result says so.
+void Scanner::long_line() {
+  const uint64_t ls = base_;
+  const uint64_t line = line_of(ls);
+  const size_t need = m_.needle_size();
+  const uint64_t shown_start = (ls == 0 && bom_) ? 3 : ls;
+  uint64_t next = shown_start;  // the next start to probe
+  uint64_t nl_from = ls;
+  uint64_t le = 0;
+  bool matched = false;
+  for (;;) {
+    const void* nl = std::memchr(at(nl_from), '\n', static_cast<size_t>(end() - nl_from));
+    if (nl || eof_) {
+      le = nl ? off_of(nl) : end();
+      if (need && !matched) {
+        uint64_t se = le;
+        if (se > next && crlf() && *at(se - 1) == '\r') --se;
+        const uint64_t ws = next > shown_start ? next - 1 : next;
+        if (se >= next)  // (an empty needle can match at the very end)
+          matched = m_.probe({at(ws), static_cast<size_t>(se - ws)}, next - ws, se - ws,
+                             ws == shown_start, true);
+      }
+      break;
+    }
+    if (need && !matched && end() > next + need) {
+      const uint64_t lim = end() - need;
+      const uint64_t ws = next > shown_start ? next - 1 : next;
+      matched = m_.probe({at(ws), static_cast<size_t>(end() - ws)}, next - ws, lim - ws,
+                         ws == shown_start, false);
+      next = lim;
+    }
+    uint64_t keep = end();
+    if (need && !matched) keep = next > shown_start ? next - 1 : next;
+    nl_from = end();
+    drop(std::min(keep, end()));
+    if (!fill() || stop_) return;
+  }
+  const uint64_t length = le - ls;
+  if (matched || need == 0) {
+    ++r_.long_count;
+    r_.longest = std::max(r_.longest, length);
+    if (r_.long_lines.size() < o_.max_long_lines) r_.long_lines.push_back(line);
+    if (need == 0) r_.long_unsearched = true;
+  }
+  const LineRef ref{line, ls, length, true};
+  if (n_ > 0) {
+    if (after_want_ > 0) {
+      pend_.push_back(ref);
+      ++pend_last_line_;
+      --after_want_;
+    }
+    hist_.push_back(ref);
+    while (hist_.size() > n_) hist_.pop_front();
+  }
+  after_next_ = le + 1;
+  drop(std::min(le + 1, end()));
+  count_off_ = base_;
+  count_line_ = line + 1;
+  pos_ = base_;
+}
+
+ScanResult Scanner::run() {
+  if (!fill()) return r_;
+  std::string_view head(buf_.data(), std::min(len_, kBinaryProbe));
+  std::string probe;
+  if (head.size() < kBinaryProbe && !eof_) {
+    probe.resize(kBinaryProbe);
+    long long n = read_(probe.data(), probe.size(), 0);
+    if (n < 0) {
+      r_.error = static_cast<int>(-n);
+      return r_;
+    }
+    probe.resize(static_cast<size_t>(n));
+    head = probe;
+  }
+  r_.binary = head.find('\0') != npos;
+  bom_ = head.substr(0, 3) == "\xEF\xBB\xBF";
+  if (r_.binary && o_.skip_binary) {
+    r_.skipped = true;
+    return r_;
+  }
+  if (m_.wants_eol_first()) crlf();
+  line_mode_ = m_.line_by_line(crlf_known_ && crlf_);
+  while (!stop_) {
+    uint64_t cend = end();
+    if (!eof_) {
+      const void* nl = memrchr(at(pos_), '\n', static_cast<size_t>(end() - pos_));
+      cend = nl ? off_of(nl) + 1 : pos_;
+    }
+    if (cend > pos_) {
+      search_region(pos_, cend);
+      pos_ = cend;
+    }
+    if (eof_ || stop_) break;
+    shift(pos_);
+    // Read until the line at base_ is whole, or known to be longer than the cap.
+    for (;;) {
+      const size_t before = len_;
+      if (!fill()) break;
+      if (const void* nl = std::memchr(buf_.data() + before, '\n', len_ - before)) {
+        if (off_of(nl) - base_ > o_.max_line) long_line();
+        break;
+      }
+      if (len_ > o_.max_line) {
+        long_line();
+        break;
+      }
+      if (eof_) break;
+    }
+  }
+  if (!stop_ && n_ > 0) {
+    identify_after(end());
+    flush_pend(UINT64_MAX);
+  }
+  if (crlf_known_) r_.crlf = crlf_;
+  return r_;
+}
+
+}  // namespace
+
+uint64_t count_newlines(const char* p, size_t n) {
+  return kAvx2 ? count_avx2(p, n) : count_sse2(p, n);
+}
+
+ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
+                std::vector<char>& buffer) {
+  Scanner s(m, opts, read, sink, buffer);
+  return s.run();
+}
+
+}  // namespace text

@@ -1,0 +1,68 @@
+// scan.h — the Scanner: runs a Matcher (search.h) over a file read in chunks and reports
+// matching lines and their context with line numbers and byte offsets.
+//
+// Speed comes from searching the whole buffer for the pattern and finding line boundaries only
+// around hits (never splitting every line first), and from counting newlines only when a line
+// number is needed. Memory is one chunk plus the longest line (capped): a line longer than
+// the cap is never held; it is scanned in pieces and reported.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "text/search.h"
+
+namespace text {
+
+// Counts '\n' in [p, p + n).
+uint64_t count_newlines(const char* p, size_t n);
+
+struct ScanOptions {
+  size_t max_line = 1 << 20;          // a longer line is never held (--max-line-bytes)
+  uint64_t context = 0;               // lines of context before and after each match
+  uint64_t max_matches = UINT64_MAX;  // stop after this many matching lines
+  size_t chunk = 256 * 1024;          // bytes read at a time
+  bool skip_binary = false;           // a NUL in the first 8 KiB: report binary, search nothing
+  size_t max_long_lines = 100;        // long lines listed by number (all are counted)
+};
+
+struct LineEvent {
+  enum class Kind { Match, Context } kind;
+  uint64_t line;                   // 1-based
+  uint64_t offset;                 // byte offset in the file of the line as shown
+  std::string_view text;           // the line as shown; empty when too_long
+  uint64_t length;                 // its length in bytes
+  bool too_long;                   // a context line past the cap: no text
+  const std::vector<Span>* spans;  // Match: never empty
+  // Match: its ordinal among the file's matching lines (from 0). Context: the ordinals of
+  // the matches whose window holds the line, [lo, hi] (hi is lo or lo + 1).
+  uint64_t lo, hi;
+};
+
+struct ScanResult {
+  bool binary = false;   // a NUL in the first 8 KiB
+  bool skipped = false;  // binary with skip_binary: nothing searched
+  bool crlf = false;     // every '\n' follows a '\r' (known once a line was shown)
+  uint64_t found = 0;    // matching lines
+  bool stopped = false;  // stopped at max_matches or by the sink
+  // Lines longer than the cap that match (literal) or that could not be searched (regex).
+  std::vector<uint64_t> long_lines;  // the first max_long_lines line numbers
+  uint64_t long_count = 0, longest = 0;
+  bool long_unsearched = false;  // the matcher cannot search a piece: long lines unsearched
+  int error = 0;                 // errno of a failed read
+};
+
+// pread semantics: fills buf with up to len bytes at offset; returns the count (short only at
+// end of file) or -errno.
+using ReadAt = std::function<long long(char* buf, size_t len, uint64_t offset)>;
+// Receives each event; returns false to stop the scan.
+using LineSink = std::function<bool(const LineEvent&)>;
+
+// `buffer` is scratch memory the caller keeps from file to file (it grows to a chunk plus the
+// longest line held, and is never shrunk), so a walk of many small files allocates once.
+ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
+                std::vector<char>& buffer);
+
+}  // namespace text

@@ -1,0 +1,131 @@
+// os_ordered_test.cpp — the ordered pool: whatever order the workers finish in, every slot's
+// output (its pieces, then its last piece, then done) reaches the main thread in the order
+// the slots were pushed; large outputs held back by the budget still arrive, in order; and a
+// consumer that says stop stops everything.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "os/ordered.h"
+
+namespace {
+
+struct Piece {
+  std::string bytes;
+  size_t size() const { return bytes.size(); }
+  bool empty() const { return bytes.empty(); }
+};
+
+struct Slot : os::OrderedSlot<Piece> {
+  uint64_t id = 0;
+  int count = 0;            // pieces the work publishes before its last one
+  size_t piece_bytes = 16;  // the size of each
+  int delay_us = 0;         // how long the work takes
+};
+
+struct Worker {
+  int done = 0;
+};
+
+using Pool = os::Ordered<Slot, Worker>;
+
+// A piece's bytes name its slot and its place: "<id>:<k>", padded to the size wanted.
+std::string piece(uint64_t id, int k, size_t size) {
+  std::string s = std::to_string(id) + ":" + std::to_string(k);
+  if (s.size() < size) s.resize(size, '.');
+  return s;
+}
+
+struct Delivered {
+  std::vector<std::string> taken;  // "<id>:<k>" in the order the main thread took them
+  std::vector<uint64_t> done;      // ids in the order done() was called
+};
+
+Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
+              size_t stop_after = SIZE_MAX) {
+  std::vector<Worker> workers(threads);
+  Delivered r;
+  Pool* self = nullptr;
+  Pool pool(
+      workers,
+      [&](Slot& s, Worker& w) {
+        if (s.delay_us) std::this_thread::sleep_for(std::chrono::microseconds(s.delay_us));
+        for (int k = 0; k < s.count; ++k) self->publish(s, Piece{piece(s.id, k, s.piece_bytes)});
+        s.last = Piece{piece(s.id, s.count, 1)};
+        ++w.done;
+      },
+      [&](Slot&, Piece& p) {
+        r.taken.push_back(p.bytes.substr(0, p.bytes.find('.')));
+        return r.taken.size() < stop_after;
+      },
+      [&](Slot& s) {
+        r.done.push_back(s.id);
+        return true;
+      });
+  self = &pool;
+  for (auto& s : slots) pool.push(std::move(s));
+  pool.finish();
+  return r;
+}
+
+TEST(Ordered, ManyWorkersFinishingOutOfOrderDeliverInPushOrder) {
+  std::mt19937 rng(5);
+  std::vector<std::unique_ptr<Slot>> slots;
+  std::vector<std::string> want_taken;
+  std::vector<uint64_t> want_done;
+  const uint64_t n = 3000;  // many times the window of slots in flight
+  for (uint64_t id = 0; id < n; ++id) {
+    auto s = std::make_unique<Slot>();
+    s->id = id;
+    s->count = rng() % 5 == 0 ? static_cast<int>(rng() % 4) : 0;
+    s->delay_us = rng() % 10 == 0 ? static_cast<int>(rng() % 300) : 0;  // a few slow ones
+    s->work = rng() % 20 != 0;  // some slots carry only output, like a walk's errors
+    if (!s->work) {
+      s->count = 0;
+      s->last = Piece{piece(id, 0, 1)};
+    }
+    for (int k = 0; k <= s->count; ++k) want_taken.push_back(piece(id, k, 0));
+    want_done.push_back(id);
+    slots.push_back(std::move(s));
+  }
+  Delivered r = run(std::move(slots), 4);
+  EXPECT_EQ(r.taken, want_taken);
+  EXPECT_EQ(r.done, want_done);
+}
+
+TEST(Ordered, LargeOutputsHeldByTheBudgetStillArriveInOrder) {
+  // Each slot publishes more than its share and all of them together more than the budget:
+  // workers behind the head must wait, and the head must still be drained.
+  std::vector<std::unique_ptr<Slot>> slots;
+  std::vector<std::string> want;
+  for (uint64_t id = 0; id < 40; ++id) {
+    auto s = std::make_unique<Slot>();
+    s->id = id;
+    s->count = 8;
+    s->piece_bytes = Pool::kPiece * 2;
+    s->delay_us = id % 3 == 0 ? 2000 : 0;
+    for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
+    slots.push_back(std::move(s));
+  }
+  Delivered r = run(std::move(slots), 4);
+  EXPECT_EQ(r.taken, want);
+}
+
+TEST(Ordered, AConsumerThatSaysStopStopsEverything) {
+  std::vector<std::unique_ptr<Slot>> slots;
+  for (uint64_t id = 0; id < 1000; ++id) {
+    auto s = std::make_unique<Slot>();
+    s->id = id;
+    slots.push_back(std::move(s));
+  }
+  Delivered r = run(std::move(slots), 3, 10);
+  ASSERT_EQ(r.taken.size(), 10u);  // nothing is taken after the consumer said stop
+  for (size_t i = 0; i < r.taken.size(); ++i) EXPECT_EQ(r.taken[i], piece(i, 0, 0));
+  EXPECT_EQ(r.done.size(), 9u);  // done() of the tenth slot is not called
+}
+
+}  // namespace

@@ -1,0 +1,285 @@
+// text_scan_test.cpp — the Scanner, held to a naive reference (split every line, test every
+// position) on hostile generated files: CRLF and mixed endings, NUL, Latin-1, a BOM, lines
+// past the cap, no final newline, and chunk sizes down to one byte so every boundary case is
+// crossed. Same seed every run. The literal matcher drives it; its own tests are in
+// text_search_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "text/scan.h"
+
+namespace {
+
+using text::LineEvent;
+using text::Span;
+
+std::vector<Span> spans_of(const text::Matcher& m, std::string_view line) {
+  std::vector<Span> out;
+  m.spans(line, out);
+  return out;
+}
+
+TEST(CountNewlines, MatchesANaiveCount) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 200; ++round) {
+    std::string s(rng() % 1000, 'a');
+    for (char& c : s) c = rng() % 5 == 0 ? '\n' : 'x';
+    size_t off = rng() % (s.size() + 1);
+    EXPECT_EQ(text::count_newlines(s.data() + off, s.size() - off),
+              static_cast<uint64_t>(std::count(s.begin() + static_cast<long>(off), s.end(), '\n')));
+  }
+}
+
+// --- the Scanner against a reference -------------------------------------------------------
+
+struct Ev {
+  bool match;
+  uint64_t line, offset;
+  std::string text;
+  uint64_t length;
+  bool too_long;
+  std::vector<Span> spans;
+  uint64_t lo, hi;
+};
+
+struct Ref {
+  std::vector<Ev> events;
+  std::vector<uint64_t> long_lines;
+  uint64_t found = 0;
+};
+
+Ref reference(const std::string& file, const text::Matcher& m, const text::ScanOptions& o) {
+  std::vector<std::string> lines;
+  std::vector<uint64_t> offs;
+  for (size_t at = 0; at < file.size();) {
+    size_t nl = file.find('\n', at);
+    size_t end = nl == std::string::npos ? file.size() : nl;
+    lines.push_back(file.substr(at, end - at));
+    offs.push_back(at);
+    at = end + 1;
+  }
+  size_t nls = std::count(file.begin(), file.end(), '\n'), crs = 0;
+  for (size_t i = 0; i < file.size(); ++i)
+    if (file[i] == '\n' && i > 0 && file[i - 1] == '\r') ++crs;
+  const bool crlf = nls > 0 && crs == nls;
+  const bool bom = file.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  Ref r;
+  std::vector<int64_t> ord(lines.size(), -1);  // match ordinal per line
+  std::vector<uint64_t> shown_off(lines.size()), shown_len(lines.size());
+  std::vector<bool> too_long(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string s = lines[i];
+    uint64_t off = offs[i];
+    if (i == 0 && bom) s = s.substr(3), off += 3;
+    if (crlf && !s.empty() && s.back() == '\r') s.pop_back();
+    shown_off[i] = off;
+    shown_len[i] = s.size();
+    too_long[i] = lines[i].size() > o.max_line;
+    auto sp = spans_of(m, s);
+    if (too_long[i]) {
+      if (!sp.empty()) r.long_lines.push_back(i + 1);
+      continue;
+    }
+    if (!sp.empty() && r.found < o.max_matches) ord[i] = static_cast<int64_t>(r.found++);
+  }
+  const int64_t n = static_cast<int64_t>(o.context);
+  int64_t last_match_line = -1;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (ord[i] >= 0) last_match_line = static_cast<int64_t>(i);
+  const bool stopped = r.found == o.max_matches;
+  if (stopped)  // the scan ends at the last match: long lines after it are never read
+    std::erase_if(r.long_lines,
+                  [&](uint64_t l) { return static_cast<int64_t>(l) > last_match_line + 1; });
+  for (size_t i = 0; i < lines.size(); ++i) {
+    // After the match that reached max_matches, nothing more is reported.
+    if (stopped && static_cast<int64_t>(i) > last_match_line) break;
+    std::string s = file.substr(shown_off[i], shown_len[i]);
+    if (ord[i] >= 0) {
+      r.events.push_back({true, i + 1, shown_off[i], s, shown_len[i], false, spans_of(m, s),
+                          static_cast<uint64_t>(ord[i]), static_cast<uint64_t>(ord[i])});
+      continue;
+    }
+    // lo: the nearest match before the line within n, else the first after it; hi: the last
+    // match within n after it.
+    int64_t lo = -1, hi = -1;
+    for (int64_t j = std::max<int64_t>(0, static_cast<int64_t>(i) - n);
+         j <=
+         std::min<int64_t>(static_cast<int64_t>(lines.size()) - 1, static_cast<int64_t>(i) + n);
+         ++j) {
+      if (ord[j] < 0) continue;
+      if (lo < 0 || j < static_cast<int64_t>(i)) lo = ord[j];
+      hi = ord[j];
+    }
+    if (lo < 0) continue;
+    if (stopped && static_cast<int64_t>(i) > last_match_line) continue;
+    r.events.push_back({false,
+                        i + 1,
+                        shown_off[i],
+                        too_long[i] ? "" : s,
+                        shown_len[i],
+                        too_long[i],
+                        {},
+                        static_cast<uint64_t>(lo),
+                        static_cast<uint64_t>(hi)});
+  }
+  return r;
+}
+
+std::string random_file(std::mt19937& rng, const std::string& needle) {
+  std::string f;
+  if (rng() % 6 == 0) f += "\xEF\xBB\xBF";
+  const int lines = static_cast<int>(rng() % 40);
+  const bool crlf = rng() % 4 == 0;
+  for (int i = 0; i < lines; ++i) {
+    size_t len = rng() % 8 == 0 ? 30 + rng() % 200 : rng() % 25;
+    std::string line;
+    while (line.size() < len) {
+      switch (rng() % 9) {
+        case 0:
+          line += needle;
+          break;
+        case 1:
+          line += '\0';
+          break;
+        case 2:
+          line += '\xe9';
+          break;
+        case 3:
+          line += '\r';
+          break;
+        case 4:
+          line += ' ';
+          break;
+        case 5:
+          line += '_';
+          break;
+        default:
+          line += static_cast<char>("abAB"[rng() % 4]);
+      }
+    }
+    f += line;
+    if (i + 1 < lines || rng() % 3) f += crlf ? "\r\n" : "\n";
+  }
+  return f;
+}
+
+TEST(Scanner, AgreesWithTheReference) {
+  std::mt19937 rng(getenv("TACK_SCAN_SEED") ? atoi(getenv("TACK_SCAN_SEED")) : 20240615);
+  const int rounds = getenv("TACK_SCAN_ROUNDS") ? atoi(getenv("TACK_SCAN_ROUNDS")) : 3000;
+  const char* needles[] = {"ab",
+                           "a",
+                           "Ab",
+                           "b a",
+                           "aa\r",
+                           "\xe9"
+                           "a",
+                           "_ab",
+                           ""};
+  int checked = 0, with_long = 0, with_context = 0;
+  for (int round = 0; round < rounds; ++round) {
+    std::string needle = needles[rng() % 8];
+    const bool icase = rng() % 3 == 0, word = rng() % 3 == 0;
+    auto m = text::literal_matcher(needle, icase, word);
+    std::string file = random_file(rng, needle.empty() ? "ab" : needle);
+    text::ScanOptions o;
+    o.chunk = 1 + rng() % 64;
+    o.max_line = rng() % 4 == 0 ? 1 + rng() % 40 : 1 << 20;
+    o.context = rng() % 3 == 0 ? rng() % 4 : 0;
+    o.max_matches = rng() % 4 == 0 ? 1 + rng() % 5 : UINT64_MAX;
+    Ref want = reference(file, *m, o);
+    std::vector<Ev> got;
+    text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+      if (off >= file.size()) return 0;
+      size_t n = std::min<size_t>(len, file.size() - off);
+      std::memcpy(buf, file.data() + off, n);
+      return static_cast<long long>(n);
+    };
+    text::LineSink sink = [&](const LineEvent& e) {
+      got.push_back({e.kind == LineEvent::Kind::Match, e.line, e.offset, std::string(e.text),
+                     e.length, e.too_long, e.spans ? *e.spans : std::vector<Span>{}, e.lo, e.hi});
+      return true;
+    };
+    std::vector<char> buffer;
+    text::ScanResult res = text::scan(*m, o, read, sink, buffer);
+    ASSERT_EQ(res.error, 0);
+    const std::string what = "round " + std::to_string(round) + " needle '" + needle + "' icase " +
+                             std::to_string(icase) + " word " + std::to_string(word) + " chunk " +
+                             std::to_string(o.chunk) + " cap " + std::to_string(o.max_line) +
+                             " context " + std::to_string(o.context) + " max " +
+                             std::to_string(o.max_matches);
+    if (getenv("TACK_SCAN_DEBUG") && atoi(getenv("TACK_SCAN_DEBUG")) == round) {
+      for (char c : file)
+        fprintf(stderr,
+                c == '\n'              ? "\\n\n"
+                : (c >= 32 && c < 127) ? "%c"
+                                       : "<%02x>",
+                c == '\n' ? 0 : (unsigned char)c);
+      for (auto& e : got)
+        fprintf(stderr, "got %d line %lu lo %lu hi %lu\n", e.match, e.line, e.lo, e.hi);
+      for (auto& e : want.events)
+        fprintf(stderr, "want %d line %lu lo %lu hi %lu\n", e.match, e.line, e.lo, e.hi);
+    }
+    ASSERT_EQ(got.size(), want.events.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Ev &g = got[i], &w = want.events[i];
+      ASSERT_EQ(g.match, w.match) << what << " event " << i;
+      ASSERT_EQ(g.line, w.line) << what << " event " << i;
+      ASSERT_EQ(g.offset, w.offset) << what;
+      ASSERT_EQ(g.text, w.text) << what;
+      ASSERT_EQ(g.length, w.length) << what;
+      ASSERT_EQ(g.too_long, w.too_long) << what;
+      ASSERT_EQ(g.spans, w.spans) << what;
+      ASSERT_EQ(g.lo, w.lo) << what << " line " << g.line;
+      // hi names a later match the line serves, when it is known in time; never a wrong one.
+      ASSERT_GE(g.hi, g.lo) << what;
+      ASSERT_LE(g.hi, w.hi) << what;
+    }
+    EXPECT_EQ(res.found, want.found) << what;
+    EXPECT_EQ(res.long_lines, want.long_lines) << what;
+    EXPECT_EQ(res.long_count, want.long_lines.size()) << what;
+    ++checked;
+    with_long += !want.long_lines.empty();
+    with_context += o.context > 0 && !want.events.empty();
+  }
+  // The generator reaches the cases that matter.
+  EXPECT_GT(with_long, 100);
+  EXPECT_GT(with_context, 300);
+}
+
+TEST(Scanner, BinaryProbeAndSkip) {
+  const std::string file("abc\0def\nabc\n", 12);
+  auto m = text::literal_matcher("abc", false, false);
+  text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+    std::memcpy(buf, file.data() + off, n);
+    return static_cast<long long>(n);
+  };
+  int events = 0;
+  text::LineSink sink = [&](const LineEvent&) { return ++events, true; };
+  std::vector<char> buffer;
+  text::ScanOptions o;
+  o.skip_binary = true;
+  auto r = text::scan(*m, o, read, sink, buffer);
+  EXPECT_TRUE(r.binary && r.skipped);
+  EXPECT_EQ(events, 0);
+  o.skip_binary = false;
+  r = text::scan(*m, o, read, sink, buffer);
+  EXPECT_TRUE(r.binary && !r.skipped);
+  EXPECT_EQ(events, 2);
+}
+
+TEST(Scanner, ReadErrorsAreReported) {
+  auto m = text::literal_matcher("x", false, false);
+  text::ReadAt read = [](char*, size_t, uint64_t) -> long long { return -5; };
+  text::LineSink sink = [](const LineEvent&) { return true; };
+  std::vector<char> buffer;
+  auto r = text::scan(*m, text::ScanOptions{}, read, sink, buffer);
+  EXPECT_EQ(r.error, 5);
+}
+
+}  // namespace
