@@ -23,10 +23,24 @@ peak_kib() { "$bin/../support/maxrss" "$@"; }
 echo "tack benchmarks ($(uname -r), $(nproc) cores)"
 echo
 
-echo "== startup: peek on a one-line file vs /usr/bin/true (goal <= 1.5x)"
+echo "== startup: each tool on a one-line input vs /usr/bin/true (goal <= 1.5x)"
 echo "hello" > one.txt
-read -r t_peek t_true <<< "$(timings 50 1000 "$bin/peek one.txt" "/usr/bin/true")"
-echo "peek $(ms "$t_peek")  true $(ms "$t_true")  ratio $(ratio "$t_peek" "$t_true")"
+echo '{"a":1}' > one.json
+mkdir -p onedir && echo "hello" > onedir/one.txt
+startup() {  # label, command (a dry run exits 9, so failures do not stop the timing)
+  local json=$work/h.json
+  hyperfine -N -i --warmup 30 --runs 300 --export-json "$json" "$2" /usr/bin/true >/dev/null 2>&1
+  read -r t_tool t_true <<< "$(python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$json")"
+  echo "$1 $(ms "$t_tool")  true $(ms "$t_true")  ratio $(ratio "$t_tool" "$t_true")"
+}
+startup peek "$bin/peek one.txt"
+startup seek "$bin/seek hello one.txt"
+startup list "$bin/list onedir"
+startup digest "$bin/digest one.txt"
+startup jsonq "$bin/jsonq --pointer /a one.json"
+startup tally "$bin/tally one.txt"
+startup skills "$bin/skills onedir"
+startup write "$bin/write --dry-run --create --content-file one.txt new.txt"
 echo
 
 echo "== a line near the end of a 256 MiB file: peek vs sed -n 'Np;Nq' (goal <= 1.0x)"
