@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# write against its incumbent, side by side in one hyperfine run (interleaved, output through a
-# pipe, locale pinned), reported as a ratio: replacing a 1 MiB text file (every 100th line
-# changed) with `write --if-sha256 … --content-file` against `cp` + `sync FILE` of the same
-# bytes. Both make the bytes durable; write also hashes the old file under a lock, computes the
-# diff, fsyncs the directory and renames atomically. fsync dominates both. Goal: <= 1.2x.
-# Also: the same replace with --dry-run (no fsync: the cost of hashing and diffing alone), and
-# peak RSS of the write.
+# The tools that change files against their incumbent, side by side in one hyperfine run each
+# (interleaved, output through a pipe, locale pinned), reported as ratios. The incumbent is
+# `cp` + `sync FILE` of the very bytes the tool stores, on the same filesystem: both leave the
+# bytes durable. (`sync FILE` is coreutils' fsync of that one file, not a filesystem-wide sync:
+# under strace it is openat + fsync.) The tools also hash the old file under a lock, compute
+# the diff, fsync the directory and rename atomically.
+#
+#  1. write --if-sha256, replacing a 1 MiB text file (every 100th line changed). Goal <= 1.2x.
+#     cp opens the existing file with O_TRUNC, which on ext4 starts the data's writeback at
+#     close (auto_da_alloc), while `sync` is still being started: the incumbent's fsync then
+#     finds little left to do.
+#  2. write --create of the same 1 MiB, against cp to a new name + sync.
+#  3. The replace of 1 as a dry run (read, hash, diff; no fsync) against cat of the file.
+#  4. replace of one string in a 10 MiB file against cp of the replaced bytes + sync.
+#  5. Peak RSS: the 1 MiB write, and replace in 10 and 100 MiB files.
 # Usage: bench/write.sh BIN_DIR
 set -euo pipefail
 bin=$(cd "${1:-build/bin}" && pwd)
@@ -17,8 +25,9 @@ cd "$work"
 
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
+means() { python3 -c 'import json; print(" ".join(str(r["mean"]) for r in json.load(open("h.json"))["results"]))'; }
 
-echo "write benchmarks ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(df -T . | awk 'NR==2{print $2}'))"
+echo "write/replace benchmarks ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(df -T . | awk 'NR==2{print $2}'))"
 echo
 
 # 1 MiB of text, and the same with every 100th line changed: the edit an agent makes.
@@ -36,26 +45,68 @@ cmp -s new.txt by_write.txt || { echo "write did not store the new bytes" >&2; e
 
 # Each timed run replaces old content with new: --prepare puts the old bytes back (a new inode
 # for write, so neither command inherits the other's dirty pages).
-echo "== replace 1 MiB, durable: write vs cp + sync FILE (goal <= 1.2x)"
+echo "== 1. replace 1 MiB, durable: write --if-sha256 vs cp + sync FILE (goal <= 1.2x)"
 hyperfine -N --output=pipe --warmup 3 --runs 40 --export-json h.json \
   --prepare "cp old.txt by_write.txt" \
   "$bin/write --root . --if-sha256 $old_hash --content-file new.txt by_write.txt" \
   --prepare "cp old.txt by_cp.txt" \
   "sh -c 'cp new.txt by_cp.txt && sync by_cp.txt'" >/dev/null 2>&1
-read -r t_write t_cp <<< "$(python3 -c 'import json; print(" ".join(str(r["mean"]) for r in json.load(open("h.json"))["results"]))')"
+read -r t_write t_cp <<< "$(means)"
 echo "write $(ms "$t_write")  cp+sync $(ms "$t_cp")  ratio $(ratio "$t_write" "$t_cp")"
 echo
 
-echo "== the same replace as a dry run (hash + diff, no fsync) vs cat of the file"
+echo "== 2. create 1 MiB, durable: write --create vs cp to a new name + sync FILE"
+hyperfine -N --output=pipe --warmup 3 --runs 40 --export-json h.json \
+  --prepare "rm -f created.txt" \
+  "$bin/write --root . --create --content-file new.txt created.txt" \
+  --prepare "rm -f by_cp_new.txt" \
+  "sh -c 'cp new.txt by_cp_new.txt && sync by_cp_new.txt'" >/dev/null 2>&1
+read -r t_create t_cp_new <<< "$(means)"
+echo "write --create $(ms "$t_create")  cp+sync $(ms "$t_cp_new")  ratio $(ratio "$t_create" "$t_cp_new")"
+echo
+
+echo "== 3. the replace of 1 as a dry run (read, hash, diff; no fsync) vs cat of the file"
 cp old.txt dry.txt
 # -i: a completed dry run exits 9 by contract.
 hyperfine -N -i --output=pipe --warmup 3 --runs 30 --export-json h.json \
   "$bin/write --root . --dry-run --if-sha256 $old_hash --content-file new.txt dry.txt" \
   "cat new.txt" >/dev/null 2>&1
-read -r t_dry t_cat <<< "$(python3 -c 'import json; print(" ".join(str(r["mean"]) for r in json.load(open("h.json"))["results"]))')"
+read -r t_dry t_cat <<< "$(means)"
 echo "write --dry-run $(ms "$t_dry")  cat $(ms "$t_cat")  ratio $(ratio "$t_dry" "$t_cat")"
 echo
 
-echo "== peak RSS of the 1 MiB replace"
+# 10 MiB of lines with one unique string in the middle; the incumbent stores the replaced
+# bytes, made once beforehand by the tool itself (and checked against sed).
+python3 - <<'EOF'
+size = 10 << 20
+out = bytearray()
+i = 0
+while len(out) < size:
+    out += b"line %08d of the replace benchmark, some words to fill it\n" % i
+    i += 1
+out = out[:size]
+mid = len(out) // 2
+out[mid:mid + 13] = b"NEEDLE_UNIQUE"
+open("big.txt", "wb").write(bytes(out))
+EOF
+cp big.txt big_new.txt
+"$bin/replace" --root . --old NEEDLE_UNIQUE --new NEEDLE_CHANGED big_new.txt > /dev/null
+sed 's/NEEDLE_UNIQUE/NEEDLE_CHANGED/' big.txt | cmp -s - big_new.txt ||
+  { echo "replace did not store the replaced bytes" >&2; exit 1; }
+echo "== 4. replace one string in 10 MiB, durable: replace vs cp of the result + sync FILE"
+hyperfine -N --output=pipe --warmup 2 --runs 20 --export-json h.json \
+  --prepare "cp big.txt by_replace.txt" \
+  "$bin/replace --root . --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace.txt" \
+  --prepare "cp big.txt by_cp_big.txt" \
+  "sh -c 'cp big_new.txt by_cp_big.txt && sync by_cp_big.txt'" >/dev/null 2>&1
+read -r t_rep t_cp_big <<< "$(means)"
+echo "replace $(ms "$t_rep")  cp+sync $(ms "$t_cp_big")  ratio $(ratio "$t_rep" "$t_cp_big")"
+echo
+
+echo "== 5. peak RSS"
 cp old.txt rss.txt
-echo "write $("$bin/../support/maxrss" "$bin/write" --root . --if-sha256 "$old_hash" --content-file new.txt rss.txt) KiB"
+echo "write 1 MiB: $("$bin/../support/maxrss" "$bin/write" --root . --if-sha256 "$old_hash" --content-file new.txt rss.txt) KiB"
+cp big.txt rss_big.txt
+echo "replace in 10 MiB: $("$bin/../support/maxrss" "$bin/replace" --root . --old NEEDLE_UNIQUE --new NEEDLE_CHANGED rss_big.txt) KiB"
+for _ in 1 2 3 4 5 6 7 8 9 10; do cat big.txt; done > huge.txt
+echo "replace in 100 MiB: $("$bin/../support/maxrss" "$bin/replace" --root . --max-bytes 268435456 --all --old NEEDLE_UNIQUE --new NEEDLE_CHANGED huge.txt) KiB"

@@ -66,19 +66,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
-    {"args.bad-value"},
-    {"args.unexpected-value"},
-    {"args.duplicate-flag"},
-    {"args.conflict"},
-    {"args.missing-operand"},
     {"args.required-flag"},
-    {"args.too-many-operands"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"io.not-found"},
@@ -315,12 +303,16 @@ Json run(const Args& a, contract::Context& ctx) {
   auto opened = os::open_existing(place);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
-  std::string before_bytes;
-  auto hashed = os::sha256_fd(file.fd.get(), a.path, &before_bytes, a.max_bytes);
-  if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
-  const os::Hashed& h = std::get<os::Hashed>(hashed);
-  if (!h.kept) return fail(too_large(a.path, h.bytes, true, a.max_bytes, ctx));
-  const std::string before = h.hex;
+  // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
+  os::Bytes before_buf;
+  os::Sha256 hash;
+  auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
+                             [&](std::string_view piece) { hash.update(piece); });
+  if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));
+  const os::WholeFile& whole = std::get<os::WholeFile>(read);
+  if (!whole.kept) return fail(too_large(a.path, whole.bytes, true, a.max_bytes, ctx));
+  const std::string_view before_bytes = before_buf.view();
+  const std::string before = hash.hex();
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before) {
     contract::Error e = contract::make_error(
         "precondition.hash-mismatch",
@@ -336,7 +328,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
   // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
   const bool bom = text::has_bom(before_bytes);
-  std::string_view body = std::string_view(before_bytes).substr(bom ? 3 : 0);
+  std::string_view body = before_bytes.substr(bom ? 3 : 0);
   std::vector<Line> lines = split(body);
   text::EolCounter counter;
   std::vector<uint64_t> hashes;

@@ -9,9 +9,20 @@
 // Overlaps: "aa" in "aaa" is found twice. When occurrences overlap, which of them to replace is
 // a guess, so the change is refused (precondition.count-mismatch with overlapping:true) even if
 // the count is the one expected; a longer --old that names one place is the way through.
+//
+// Memory: one edit (--old/--new, or an edits file of one) is streamed: the file is read twice
+// in 1 MiB windows and written to the temporary file in pieces, never held whole, and only the
+// lines around the occurrences are diffed (run_stream). A batch of edits applies each to the
+// result of the one before, so it holds the text (run_batch). Matching works on the file's own
+// bytes, the caller's texts put in the file's line-ending form (raw_form), not on a converted
+// copy of the file.
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
+#include <optional>
 
 #include "contract/main.h"
 #include "os/atomic.h"
@@ -80,19 +91,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes},
-    {"args.missing-value"},
-    {"args.bad-value"},
-    {"args.unexpected-value"},
-    {"args.duplicate-flag"},
-    {"args.conflict"},
-    {"args.missing-operand"},
     {"args.required-flag"},
-    {"args.too-many-operands"},
-    {"path.empty"},
-    {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always},
-    {"path.outside-root"},
     {"path.too-long"},
     {"path.symlink"},
     {"io.not-found"},
@@ -222,7 +221,8 @@ std::optional<std::string> read_small(const std::string& path, const std::string
 }
 
 // The text as matched: a CRLF file's body without the '\r' of each "\r\n" (then every '\n' in
-// it stands for "\r\n"); any other file as it is.
+// it stands for "\r\n"); any other file as it is. Only the near-miss search (an error path)
+// builds this view; matching itself works on the file's own bytes (see raw_form).
 std::string to_view(std::string_view body, text::Eol eol) {
   if (eol != text::Eol::Crlf) return std::string(body);
   std::string out;
@@ -242,27 +242,14 @@ std::string from_view(std::string_view view, text::Eol eol) {
   return out;
 }
 
-// Every start of `needle` in `hay`, overlapping ones included.
-std::vector<size_t> occurrences(std::string_view hay, std::string_view needle) {
-  std::vector<size_t> at;
-  if (needle.empty()) return at;
-  for (size_t p = hay.find(needle); p != std::string_view::npos; p = hay.find(needle, p + 1))
-    at.push_back(p);
-  return at;
-}
-
-// 1-based line of each byte offset (offsets ascending).
-Json lines_of(std::string_view view, const std::vector<size_t>& at) {
-  Json out = Json::array();
-  uint64_t line = 1;
-  size_t pos = 0;
-  for (size_t p : at) {
-    line += static_cast<uint64_t>(std::count(view.begin() + static_cast<long>(pos),
-                                             view.begin() + static_cast<long>(p), '\n'));
-    pos = p;
-    out.push(line);
-  }
-  return out;
+// A text as the file stores it. In a CRLF file the caller's "\n" and "\r\n" both mean a line
+// ending, stored "\r\n"; elsewhere the bytes are the bytes. Matching these bytes in the file
+// finds exactly what matching the caller's text in the view (to_view) would, with one
+// exception the Finder removes: a match whose last byte is the '\r' of a "\r\n" (the view has
+// no such '\r'). Spans map one to one, so counts, overlaps and containment are the same too,
+// and the file never has to be copied into a view.
+std::string raw_form(std::string_view text, bool crlf) {
+  return crlf ? from_view(to_view(text, text::Eol::Crlf), text::Eol::Crlf) : std::string(text);
 }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -282,30 +269,38 @@ std::pair<uint64_t, std::string> lines_around(std::string_view view, size_t from
 // Near misses of a needle found nowhere: places that match once blanks (spaces, tabs) are
 // ignored, and places an --old holding literal "\n"/"\t" escapes would match with the real
 // characters. Each with its line and the exact lines there, so the next call can quote them.
+// Searched in place (no squeezed copy of the file, no position table): from every byte equal
+// to the needle's first non-blank one, the needle's non-blank bytes in order with only blanks
+// between them.
 Json near_misses(std::string_view view, std::string_view needle) {
   Json near = Json::array();
+  auto full = [&] { return near.items().size() >= kMaxNear; };
   auto add = [&](size_t from, size_t to, std::string_view why) {
-    if (near.items().size() >= kMaxNear) return;
+    if (full()) return;
     auto [line, lines] = lines_around(view, from, to);
     for (const Json& n : near.items())
       if (n.get("line")->as_uint() == line) return;
     near.push(Json::object({{"line", line}, {"text", Json::bytes(lines)}, {"why", why}}));
   };
-  // Blank-insensitive: the view with its blanks squeezed out, and where each kept byte was.
-  std::string squeezed, sq_needle;
-  std::vector<size_t> where;
-  for (size_t i = 0; i < view.size(); ++i)
-    if (!is_blank(view[i])) {
-      squeezed += view[i];
-      where.push_back(i);
-    }
+  std::string sq;
   for (char c : needle)
-    if (!is_blank(c)) sq_needle += c;
-  if (!sq_needle.empty())
-    for (size_t p : occurrences(squeezed, sq_needle)) {
-      add(where[p], where[p + sq_needle.size() - 1] + 1, "whitespace");
-      if (near.items().size() >= kMaxNear) break;
+    if (!is_blank(c)) sq += c;
+  if (!sq.empty()) {
+    for (size_t p = view.find(sq[0]); p != std::string_view::npos && !full();
+         p = view.find(sq[0], p + 1)) {
+      size_t i = p, k = 0, last = p;
+      while (k < sq.size() && i < view.size()) {
+        if (is_blank(view[i])) {
+          ++i;
+          continue;
+        }
+        if (view[i] != sq[k]) break;
+        last = i++;
+        ++k;
+      }
+      if (k == sq.size()) add(p, last + 1, "whitespace");
     }
+  }
   // Escapes written literally: "\n" as backslash and n (a shell quoting slip).
   if (needle.find("\\n") != std::string_view::npos || needle.find("\\t") != std::string_view::npos) {
     std::string real;
@@ -317,44 +312,118 @@ Json near_misses(std::string_view view, std::string_view needle) {
         real += needle[i];
       }
     }
-    for (size_t p : occurrences(view, real)) add(p, p + real.size(), "escaped-newline");
+    for (size_t p = view.find(real); p != std::string_view::npos && !full(); p = view.find(real, p + 1))
+      add(p, p + real.size(), "escaped-newline");
   }
   return near;
 }
+
+// --- Finding: the file's own bytes, in windows ----------------------------------------------
+
+struct Found {
+  uint64_t pos;   // byte offset in the file
+  uint64_t line;  // 0-based line it starts on
+};
+
+// Every occurrence of a needle (raw_form) in bytes that arrive in windows, overlapping ones
+// included, with its line. In a CRLF file a match whose last byte is the '\r' of a "\r\n" is
+// not one (see raw_form); a match that starts inside the BOM is not in the text matched.
+class Finder {
+ public:
+  Finder(std::string needle, bool crlf) : needle_(std::move(needle)), crlf_(crlf) {}
+  void skip_below(uint64_t pos) { skip_ = pos; }
+  // w holds the bytes [base, base + w.size()) of the text, lines_at_base '\n's come before
+  // it; eof: nothing follows them. Precondition: base <= keep_from(). Lines are counted from
+  // the window's start to each match only: a finder that finds nothing counts nothing (the
+  // caller counts every '\n' once, for all finders).
+  void scan(std::string_view w, uint64_t base, uint64_t lines_at_base, bool eof) {
+    if (counted_ < base) {
+      counted_ = base;
+      lines_ = lines_at_base;
+    }
+    const bool lookahead = crlf_ && needle_.back() == '\r';
+    size_t from = static_cast<size_t>(next_ - base);
+    while (true) {
+      const size_t k = w.find(needle_, from);
+      if (k == std::string_view::npos) {
+        // A match may still start in the last size-1 bytes, once more arrive.
+        size_t next = eof ? w.size()
+                          : std::max(from, w.size() >= needle_.size() ? w.size() - needle_.size() + 1
+                                                                       : size_t{0});
+        next_ = base + next;
+        return;
+      }
+      const size_t end = k + needle_.size();
+      if (lookahead) {
+        if (end == w.size() && !eof) {  // whether a '\n' follows is not known yet
+          next_ = base + k;
+          return;
+        }
+        if (end < w.size() && w[end] == '\n') {
+          from = k + 1;
+          continue;
+        }
+      }
+      if (base + k >= skip_) {
+        count_to(w, base, base + k);
+        found.push_back({base + k, lines_});
+      }
+      from = k + 1;
+    }
+  }
+  // The first byte this finder still needs to see again.
+  uint64_t keep_from() const { return next_; }
+  const std::string& needle() const { return needle_; }
+  bool crlf() const { return crlf_; }
+  std::vector<Found> found;
+
+ private:
+  void count_to(std::string_view w, uint64_t base, uint64_t pos) {
+    if (pos <= counted_) return;
+    lines_ += static_cast<uint64_t>(std::count(w.begin() + static_cast<long>(counted_ - base),
+                                               w.begin() + static_cast<long>(pos - base), '\n'));
+    counted_ = pos;
+  }
+  std::string needle_;
+  bool crlf_;
+  uint64_t skip_ = 0, next_ = 0, counted_ = 0, lines_ = 0;
+};
 
 struct Applied {
   uint64_t replacements = 0;
   bool already = false;
 };
 
-// One edit on the view, or the error that refuses the whole batch.
-std::variant<Applied, contract::Error> apply_one(std::string& view, const text::ReplaceEdit& e,
-                                                 int64_t index) {
-  std::vector<size_t> at = occurrences(view, e.old_text);
-  std::vector<size_t> fresh = occurrences(view, e.new_text);
+// Whether one edit applies, from where its old and new texts occur (raw forms of old_len and
+// new_len bytes), or the error that refuses the whole batch. `near` is asked for only when the
+// old text occurs nowhere.
+std::variant<Applied, contract::Error> decide(const text::ReplaceEdit& e, size_t old_len,
+                                              size_t new_len, const std::vector<Found>& at,
+                                              const std::vector<Found>& fresh, int64_t index,
+                                              const std::function<Json()>& near) {
   // Occurrences of old inside an occurrence of new are what an earlier identical call left
-  // ("foo" -> "foobar"): they are not live, so the second call sees the change as done.
-  std::vector<size_t> live;
-  for (size_t p : at) {
-    bool inside = false;
-    for (size_t q : fresh)
-      if (q <= p && p + e.old_text.size() <= q + e.new_text.size()) {
-        inside = true;
-        break;
-      }
-    if (!inside) live.push_back(p);
+  // ("foo" -> "foobar"): they are not live, so the second call sees the change as done. All
+  // occurrences of new have one length, so the last one starting at or before p is the one
+  // reaching furthest.
+  size_t live = 0;
+  for (size_t i = 0, q = 0; i < at.size(); ++i) {
+    while (q < fresh.size() && fresh[q].pos <= at[i].pos) ++q;
+    const bool inside = q > 0 && at[i].pos + old_len <= fresh[q - 1].pos + new_len;
+    if (!inside) ++live;
   }
   auto count_ok = [&](size_t n) { return e.all ? n >= 1 : n == e.expect; };
-  if (live.empty() && !fresh.empty() && count_ok(fresh.size())) return Applied{0, true};
+  if (live == 0 && !fresh.empty() && count_ok(fresh.size())) return Applied{0, true};
 
   bool overlapping = false;
   for (size_t i = 1; i < at.size(); ++i)
-    if (at[i] < at[i - 1] + e.old_text.size()) overlapping = true;
+    if (at[i].pos < at[i - 1].pos + old_len) overlapping = true;
   if (!count_ok(at.size()) || overlapping) {
+    Json lines = Json::array();
+    for (const Found& f : at) lines.push(f.line + 1);
     Json detail = Json::object({{"expected", e.all ? Json(nullptr) : Json(e.expect)},
                                 {"all", e.all},
                                 {"found", at.size()},
-                                {"lines", lines_of(view, at)},
+                                {"lines", std::move(lines)},
                                 {"overlapping", overlapping}});
     if (index >= 0) detail.set("index", index);
     std::string what = e.all ? "at least 1" : std::to_string(e.expect);
@@ -365,7 +434,7 @@ std::variant<Applied, contract::Error> apply_one(std::string& view, const text::
                   "was written."
             : "the text occurs " + std::to_string(at.size()) + " times, not " + what +
                   "; nothing was written.";
-    if (at.empty()) detail.set("near", near_misses(view, e.old_text));
+    if (at.empty()) detail.set("near", near());
     contract::Error err = contract::make_error("precondition.count-mismatch", message, std::move(detail));
     err.repair = contract::Repair::none(
         at.empty() ? "the text is not there: quote it exactly (detail.near lists close matches)"
@@ -373,21 +442,454 @@ std::variant<Applied, contract::Error> apply_one(std::string& view, const text::
                      "the caller really means");
     return err;
   }
-  std::string out;
-  out.reserve(view.size());
-  size_t pos = 0;
-  for (size_t p : at) {
-    out.append(view, pos, p - pos);
-    out += e.new_text;
-    pos = p + e.old_text.size();
-  }
-  out.append(view, pos, std::string::npos);
-  view = std::move(out);
   return Applied{at.size(), false};
 }
 
-// In a CRLF file the caller's "\r\n" means the same as "\n".
-std::string crlf_to_view(std::string s, text::Eol eol) { return to_view(s, eol); }
+// `text` with the old_len bytes at each of `at` replaced by `repl` (positions relative to
+// `offset`), appended to out.
+void splice(std::string_view text, uint64_t offset, const Found* at, size_t n, size_t old_len,
+            std::string_view repl, std::string& out) {
+  size_t pos = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t p = static_cast<size_t>(at[k].pos - offset);
+    out.append(text.substr(pos, p - pos));
+    out += repl;
+    pos = p + old_len;
+  }
+  out.append(text.substr(pos));
+}
+
+uint64_t newlines(std::string_view s) { return static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n')); }
+
+contract::Error too_large(const Args& a, contract::Context& ctx, uint64_t bytes) {
+  contract::Error e = contract::make_error(
+      "limit.input-too-large",
+      "'" + contract::printable(a.path) + "' is " + std::to_string(bytes) +
+          " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
+      Json::object({{"path", Json::bytes(a.path)}, {"bytes", bytes},
+                    {"max_bytes", a.max_bytes}, {"ceiling", kMaxBytesCeiling}}));
+  if (bytes <= kMaxBytesCeiling) {
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(bytes)));
+    e.hint = "retry with --max-bytes " + std::to_string(bytes) + ".";
+  } else {
+    e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
+  }
+  return e;
+}
+
+contract::Error hash_mismatch(const Args& a, const std::string& before) {
+  contract::Error e = contract::make_error(
+      "precondition.hash-mismatch",
+      "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
+      Json::object({{"path", Json::bytes(a.path)},
+                    {"expected", os::lower_hex(*a.if_sha256)},
+                    {"actual_sha256", before}}));
+  e.repair = contract::Repair::none(
+      "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
+      "decide");
+  return e;
+}
+
+// Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
+// file meanwhile. Refused rather than splice at offsets found in other bytes.
+contract::Error changed_meanwhile(const Args& a) {
+  contract::Error err = contract::make_error(
+      "io.read-failed",
+      "'" + contract::printable(a.path) +
+          "' changed while it was being rewritten (by a writer that does not take tack's "
+          "lock); nothing was written.",
+      Json::object({{"path", Json::bytes(a.path)}, {"stage", "reread"}}));
+  err.repair = contract::Repair::none("read the file again, then decide");
+  return err;
+}
+
+// What the call found and did, and (dry run) what it would do.
+Json answer(const Args& a, const os::Place& place, contract::Context& ctx, bool changed,
+            bool already, uint64_t replacements, const std::string& before,
+            const std::string& after, uint64_t bytes, const text::Diff& d) {
+  Json data = Json::object({{"path", Json::bytes(a.path)},
+                            {"changed", changed},
+                            {"already_applied", !changed && already},
+                            {"replacements", replacements},
+                            {"before_sha256", before},
+                            {"after_sha256", after},
+                            {"diff", text::diff_json(d)},
+                            {"diff_truncated", d.truncated}});
+  if (a.dry_run) {
+    Json planned = Json::array();
+    if (changed) {
+      if (os::has_stale_temp(place))
+        planned.push(Json::object({{"op", "remove-stale-temporary"},
+                                   {"path", Json::bytes(os::temp_name(place.name))}}));
+      planned.push(Json::object({{"op", "replace"},
+                                 {"path", Json::bytes(a.path)},
+                                 {"before_sha256", before},
+                                 {"after_sha256", after},
+                                 {"bytes", bytes}}));
+    }
+    ctx.dry_run(std::move(planned));
+  }
+  return data;
+}
+
+os::CommitOptions commit_options(const os::Opened& file) {
+  os::CommitOptions copt;
+  copt.replace = os::Replace::Allow;
+  copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
+  copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
+  return copt;
+}
+
+// The view of a whole text and the needle as matched there, for the near-miss search.
+Json near_of(std::string_view text, bool bom, text::Eol eol, std::string_view old_text) {
+  const std::string view = to_view(text.substr(bom ? 3 : 0), eol);
+  const std::string needle = eol == text::Eol::Crlf ? to_view(old_text, eol) : std::string(old_text);
+  return near_misses(view, needle);
+}
+
+// --- One edit: the file streamed, never held whole -------------------------------------------
+//
+// Pass 1 reads the file in windows: its hash, size, BOM, line-ending policy, and where the
+// old and new texts occur (both raw forms, since the policy is known only at the end). The
+// changed regions (a few lines around each occurrence) are then read back and diffed. Pass 2
+// reads the file again, checks it is the same (see Check), and writes it with the occurrences
+// replaced into the temporary file (or, in a dry run, only hashes what it would write): a
+// writer that ignores tack's lock and changes the file in between makes the call fail rather
+// than splice at offsets found in other bytes. Memory: one window, the occurrence list, and
+// the largest changed region (with its diff tables), whatever the size of the file.
+
+constexpr size_t kWindow = 1 << 20;
+
+// The check that pass 2 reads the bytes pass 1 read: XXH3-128 of the whole file, not a third
+// SHA-256 pass (measured: SHA-256 was 39% of a 10 MiB replace, three passes of it). What it
+// guards against is a writer that ignores tack's lock changing the file between the passes,
+// by accident, not one crafting a collision: such a writer can change the file after the call
+// as well. The hashes reported and checked against --if-sha256 stay SHA-256.
+class Check {
+ public:
+  Check() : state_(XXH3_createState()) {
+    if (state_) XXH3_128bits_reset(state_);
+  }
+  Check(const Check&) = delete;
+  Check& operator=(const Check&) = delete;
+  ~Check() { XXH3_freeState(state_); }
+  void update(std::string_view piece) {
+    if (state_) XXH3_128bits_update(state_, piece.data(), piece.size());
+  }
+  // Two digests of one stream compare equal; without a state (no memory) they never do, so
+  // the call refuses rather than trust an unchecked read.
+  std::pair<uint64_t, uint64_t> digest() const {
+    if (!state_) return {reinterpret_cast<uintptr_t>(this), 0};
+    XXH128_hash_t h = XXH3_128bits_digest(state_);
+    return {h.high64, h.low64};
+  }
+
+ private:
+  XXH3_state_t* state_;
+};
+
+Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
+                const os::Opened& file, const text::ReplaceEdit& e, int64_t index) {
+  auto fail = [&](contract::Error err) {
+    ctx.error(std::move(err));
+    return Json(nullptr);
+  };
+  const int fd = file.fd.get();
+
+  // Pass 1. Finders for each distinct raw form of old and of new (an empty new finds nothing).
+  std::vector<Finder> finders;
+  auto finder_of = [&](std::string needle, bool crlf) -> int {
+    if (needle.empty()) return -1;
+    // The CRLF filter matters only for a needle ending in '\r': otherwise the two forms of a
+    // text without '\n' find the same places, and one finder serves both.
+    crlf = crlf && needle.back() == '\r';
+    for (size_t i = 0; i < finders.size(); ++i)
+      if (finders[i].needle() == needle && finders[i].crlf() == crlf) return static_cast<int>(i);
+    finders.emplace_back(std::move(needle), crlf);
+    return static_cast<int>(finders.size() - 1);
+  };
+  const int old_lf = finder_of(raw_form(e.old_text, false), false);
+  const int old_crlf = finder_of(raw_form(e.old_text, true), true);
+  const int new_lf = finder_of(raw_form(e.new_text, false), false);
+  const int new_crlf = finder_of(raw_form(e.new_text, true), true);
+  size_t longest = 0;
+  for (const Finder& f : finders) longest = std::max(longest, f.needle().size());
+
+  os::Bytes win;
+  if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
+  os::Sha256 hash1;
+  Check check1;
+  text::EolTally eols;
+  uint64_t base = 0, total = 0, lines_at_base = 0;
+  bool bom = false, over = false;
+  for (bool eof = false, first = true; !eof; first = false) {
+    const size_t room = win.capacity() - win.size();
+    long long n = os::pread_full(fd, win.data() + win.size(), room, base + win.size());
+    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
+    const std::string_view piece(win.data() + win.size(), static_cast<size_t>(n));
+    eof = static_cast<size_t>(n) < room;
+    hash1.update(piece);
+    check1.update(piece);
+    eols.add(piece);
+    total += static_cast<uint64_t>(n);
+    win.set_size(win.size() + static_cast<size_t>(n));
+    if (first) {
+      bom = text::has_bom(win.view());
+      for (Finder& f : finders) f.skip_below(bom ? 3 : 0);
+    }
+    // Past the cap nothing more is matched; the file is still read to its end, for the size
+    // the error names.
+    over = over || total > a.max_bytes;
+    uint64_t keep = base + win.size();
+    if (!over)
+      for (Finder& f : finders) {
+        f.scan(win.view(), base, lines_at_base, eof);
+        keep = std::min(keep, f.keep_from());
+      }
+    const size_t drop = static_cast<size_t>(keep - base);
+    std::memmove(win.data(), win.data() + drop, win.size() - drop);
+    win.set_size(win.size() - drop);
+    base = keep;
+    // Every '\n' read so far (the tally counted them) less those in the few bytes kept.
+    lines_at_base = eols.newlines() - newlines(win.view());
+  }
+  if (over) return fail(too_large(a, ctx, total));
+  const std::string before = hash1.hex();
+  const text::Eol eol = eols.result();
+  const bool crlf = eol == text::Eol::Crlf;
+  const int old_f = crlf ? old_crlf : old_lf, new_f = crlf ? new_crlf : new_lf;
+  static const std::vector<Found> kNone;
+  const std::vector<Found>& at = old_f >= 0 ? finders[static_cast<size_t>(old_f)].found : kNone;
+  const std::vector<Found>& fresh =
+      new_f >= 0 ? finders[static_cast<size_t>(new_f)].found : kNone;
+  const std::string old_raw = raw_form(e.old_text, crlf), new_raw = raw_form(e.new_text, crlf);
+
+  auto decided = decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
+    // An error path: the file is read whole here (it is within --max-bytes), once.
+    os::Bytes text;
+    auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
+    if (!std::holds_alternative<os::WholeFile>(read) || !std::get<os::WholeFile>(read).kept)
+      return Json::array();
+    return near_of(text.view(), bom, eol, e.old_text);
+  });
+  if (auto* err = std::get_if<contract::Error>(&decided)) {
+    err->detail.set("path", Json::bytes(a.path));
+    err->detail.set("actual_sha256", before);
+    return fail(std::move(*err));
+  }
+  const Applied applied = std::get<Applied>(decided);
+  const bool changed = applied.replacements > 0;  // old != new, so any replacement changes bytes
+  text::DiffOptions opt;
+  opt.max_lines = a.max_diff_lines;
+  if (!changed)
+    return answer(a, place, ctx, false, applied.already, 0, before, before, total,
+                  std::move(text::DiffBuilder(opt)).finish(eol, eol));
+  // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
+  // now stale) answers already_applied above rather than a mismatch.
+  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before) return fail(hash_mismatch(a, before));
+
+  // The changed regions: from `context` lines before the line of each occurrence to `context`
+  // lines after the line its end reaches (that line too may change: a new text without the
+  // old one's final '\n' joins it to the next), regions that touch joined into one.
+  const size_t ctx_lines = opt.context;
+  std::vector<char> scratch(64 * 1024);
+  // The offset just after the n-th '\n' before pos (0 if there are fewer), and how many '\n'
+  // lie between it and pos.
+  auto back = [&](uint64_t pos, size_t n) -> std::variant<std::pair<uint64_t, uint64_t>, contract::Error> {
+    uint64_t end = pos, seen = 0;
+    while (end > 0) {
+      const uint64_t start = end - std::min<uint64_t>(end, scratch.size());
+      long long got = os::pread_full(fd, scratch.data(), static_cast<size_t>(end - start), start);
+      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
+      for (size_t i = static_cast<size_t>(got); i-- > 0;)
+        if (scratch[i] == '\n' && ++seen == n) return std::pair(start + i + 1, seen - 1);
+      if (static_cast<uint64_t>(got) < end - start) break;  // shrank meanwhile: pass 2 tells
+      end = start;
+    }
+    return std::pair(uint64_t{0}, seen);
+  };
+  // The offset just after the n-th '\n' at or after pos, or the end of the file.
+  auto forward = [&](uint64_t pos, size_t n) -> std::variant<uint64_t, contract::Error> {
+    size_t seen = 0;
+    for (uint64_t at_ = pos;;) {
+      long long got = os::pread_full(fd, scratch.data(), scratch.size(), at_);
+      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
+      for (size_t i = 0; i < static_cast<size_t>(got); ++i)
+        if (scratch[i] == '\n' && ++seen == n) return at_ + i + 1;
+      at_ += static_cast<uint64_t>(got);
+      if (static_cast<size_t>(got) < scratch.size()) return at_;
+    }
+  };
+  struct Region {
+    uint64_t start, end, line;  // bytes [start, end) of the file, line: 0-based of start
+    size_t first, last;         // the occurrences in it: at[first, last)
+  };
+  std::vector<Region> regions;
+  for (size_t k = 0; k < at.size(); ++k) {
+    const uint64_t q = at[k].pos;
+    auto fwd = forward(q + old_raw.size(), ctx_lines + 1);
+    if (auto* err = std::get_if<contract::Error>(&fwd)) return fail(std::move(*err));
+    const uint64_t end = std::get<uint64_t>(fwd);
+    if (!regions.empty() && q < regions.back().end) {  // inside the last region: it grows
+      regions.back().end = std::max(regions.back().end, end);
+      regions.back().last = k + 1;
+      continue;
+    }
+    auto bk = back(q, ctx_lines + 1);
+    if (auto* err = std::get_if<contract::Error>(&bk)) return fail(std::move(*err));
+    const auto [start, between] = std::get<std::pair<uint64_t, uint64_t>>(bk);
+    if (!regions.empty() && start <= regions.back().end) {  // touching: one region
+      regions.back().end = std::max(regions.back().end, end);
+      regions.back().last = k + 1;
+    } else {
+      regions.push_back({start, end, at[k].line - between, k, k + 1});
+    }
+  }
+  text::DiffBuilder diff(opt);
+  {
+    const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
+    int64_t delta = 0;  // lines the new file has more than the old before the region
+    for (const Region& r : regions) {
+      os::Bytes old_region;
+      if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
+        return fail(os::errno_error(ENOMEM, a.path, "read"));
+      long long got = os::pread_full(fd, old_region.data(), static_cast<size_t>(r.end - r.start), r.start);
+      if (got < 0) return fail(os::errno_error(static_cast<int>(-got), a.path, "read"));
+      if (static_cast<uint64_t>(got) != r.end - r.start) return fail(changed_meanwhile(a));
+      old_region.set_size(static_cast<size_t>(got));
+      std::string new_region;
+      splice(old_region.view(), r.start, &at[r.first], r.last - r.first, old_raw.size(), new_raw,
+             new_region);
+      diff.add(old_region.view(), new_region, r.line,
+               static_cast<uint64_t>(static_cast<int64_t>(r.line) + delta));
+      delta += shift * static_cast<int64_t>(r.last - r.first);
+    }
+  }
+
+  // Pass 2: the file again, the occurrences replaced, into the temporary file.
+  std::optional<os::TempFile> tmp;
+  if (!a.dry_run) {
+    auto made = os::TempFile::create(place, commit_options(file));
+    if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
+    tmp.emplace(std::move(std::get<os::TempFile>(made)));
+  }
+  Check check2;
+  os::Sha256 after_hash;
+  text::EolTally new_eols;
+  uint64_t new_size = 0;
+  std::optional<contract::Error> write_error;
+  auto emit = [&](std::string_view piece) {
+    if (piece.empty() || write_error) return;
+    after_hash.update(piece);
+    new_eols.add(piece);
+    new_size += piece.size();
+    if (tmp) write_error = tmp->write(piece);
+  };
+  size_t next = 0;        // the next occurrence to replace
+  uint64_t resume = 0;    // bytes before this are written (or replaced)
+  uint64_t pos = 0;
+  win.set_size(0);
+  for (bool eof = false; !eof && !write_error;) {
+    long long n = os::pread_full(fd, win.data(), kWindow, pos);
+    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
+    const std::string_view chunk(win.data(), static_cast<size_t>(n));
+    eof = static_cast<size_t>(n) < kWindow;
+    check2.update(chunk);
+    const uint64_t chunk_end = pos + static_cast<uint64_t>(n);
+    uint64_t cur = std::max(pos, resume);
+    while (next < at.size() && at[next].pos < chunk_end) {
+      const uint64_t q = at[next++].pos;
+      if (q > cur) emit(chunk.substr(static_cast<size_t>(cur - pos), static_cast<size_t>(q - cur)));
+      emit(new_raw);
+      resume = q + old_raw.size();
+      cur = std::min(resume, chunk_end);
+    }
+    if (cur < chunk_end) emit(chunk.substr(static_cast<size_t>(cur - pos)));
+    pos = chunk_end;
+  }
+  if (write_error) return fail(std::move(*write_error));
+  if (check2.digest() != check1.digest() || next != at.size() || pos != total)
+    return fail(changed_meanwhile(a));
+  const std::string after = after_hash.hex();
+  Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
+                     std::move(diff).finish(eol, new_eols.result()));
+  if (tmp)
+    if (auto err = tmp->commit()) return fail(std::move(*err));
+  return data;
+}
+
+// --- Several edits: the file in memory, each edit applied to the result of the last --------
+
+Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
+               const os::Opened& file, const std::vector<text::ReplaceEdit>& edits) {
+  auto fail = [&](contract::Error err) {
+    ctx.error(std::move(err));
+    return Json(nullptr);
+  };
+  os::Bytes old;
+  os::Sha256 hash;
+  auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
+                             [&](std::string_view piece) { hash.update(piece); });
+  if (auto* err = std::get_if<contract::Error>(&read)) return fail(std::move(*err));
+  const os::WholeFile& whole = std::get<os::WholeFile>(read);
+  if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
+  const std::string before = hash.hex();
+
+  // The BOM is kept out of matching; the line-ending policy is the file's as it was read.
+  const bool bom = text::has_bom(old.view());
+  text::EolTally eols;
+  eols.add(old.view());
+  const text::Eol eol = eols.result();
+  const bool crlf = eol == text::Eol::Crlf;
+
+  std::string text_owned;  // the text after the edits so far, once one has changed it
+  std::string_view text = old.view();
+  uint64_t replacements = 0;
+  bool all_already = true;
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const text::ReplaceEdit& e = edits[i];
+    Finder fo(raw_form(e.old_text, crlf), crlf);
+    std::optional<Finder> fn;
+    if (!e.new_text.empty()) fn.emplace(raw_form(e.new_text, crlf), crlf);
+    for (Finder* f : {&fo, fn ? &*fn : nullptr}) {
+      if (!f) continue;
+      f->skip_below(bom ? 3 : 0);
+      f->scan(text, 0, 0, true);
+    }
+    static const std::vector<Found> kNone;
+    auto decided = decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
+                          fn ? fn->found : kNone, static_cast<int64_t>(i),
+                          [&] { return near_of(text, bom, eol, e.old_text); });
+    if (auto* err = std::get_if<contract::Error>(&decided)) {
+      err->detail.set("path", Json::bytes(a.path));
+      err->detail.set("actual_sha256", before);
+      return fail(std::move(*err));
+    }
+    const Applied& ap = std::get<Applied>(decided);
+    replacements += ap.replacements;
+    all_already = all_already && ap.already;
+    if (ap.replacements == 0) continue;
+    std::string next;
+    next.reserve(text.size());
+    splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
+           fn ? std::string_view(fn->needle()) : std::string_view(), next);
+    text_owned = std::move(next);
+    text = text_owned;
+  }
+  const bool changed = text != old.view();
+  const std::string after = changed ? os::sha256_hex(text) : before;
+  // Checked after the edits are tried (see run_stream).
+  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before && changed)
+    return fail(hash_mismatch(a, before));
+
+  text::DiffOptions opt;
+  opt.max_lines = a.max_diff_lines;
+  Json data = answer(a, place, ctx, changed, all_already, replacements, before, after,
+                     text.size(), text::diff_lines(old.view(), text, opt));
+  if (!a.dry_run && changed)
+    if (auto err = os::commit_file(place, text, commit_options(file))) return fail(std::move(*err));
+  return data;
+}
 
 Json run(const Args& a, contract::Context& ctx) {
   auto fail = [&](contract::Error e) {
@@ -429,111 +931,12 @@ Json run(const Args& a, contract::Context& ctx) {
   if (entry.kind != os::Entry::Kind::File) return fail(os::wrong_kind(place, entry));
   auto opened = os::open_existing(place);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-  auto& file = std::get<os::Opened>(opened);
-  std::string before_bytes;
-  auto hashed = os::sha256_fd(file.fd.get(), a.path, &before_bytes, a.max_bytes);
-  if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
-  const os::Hashed& h = std::get<os::Hashed>(hashed);
-  if (!h.kept) {
-    contract::Error e = contract::make_error(
-        "limit.input-too-large",
-        "'" + contract::printable(a.path) + "' is " + std::to_string(h.bytes) +
-            " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
-        Json::object({{"path", Json::bytes(a.path)}, {"bytes", h.bytes},
-                      {"max_bytes", a.max_bytes}, {"ceiling", kMaxBytesCeiling}}));
-    if (h.bytes <= kMaxBytesCeiling) {
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(h.bytes)));
-      e.hint = "retry with --max-bytes " + std::to_string(h.bytes) + ".";
-    } else {
-      e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
-    }
-    return fail(std::move(e));
-  }
-  const std::string before = h.hex;
-
-  // The BOM is kept out of matching and put back unchanged.
-  const bool bom = text::has_bom(before_bytes);
-  std::string_view body = std::string_view(before_bytes).substr(bom ? 3 : 0);
-  text::EolCounter counter;
-  for (size_t pos = 0; pos < body.size();) {
-    size_t nl = body.find('\n', pos);
-    if (nl == std::string_view::npos) break;
-    counter.add(body.substr(pos, nl - pos), true);
-    pos = nl + 1;
-  }
-  const text::Eol eol = counter.result();
-
-  std::string view = to_view(body, eol);
-  uint64_t replacements = 0;
-  bool all_already = true;
-  for (size_t i = 0; i < edits.size(); ++i) {
-    text::ReplaceEdit e = edits[i];
-    e.old_text = crlf_to_view(std::move(e.old_text), eol);
-    e.new_text = crlf_to_view(std::move(e.new_text), eol);
-    auto r = apply_one(view, e, a.edits_file ? static_cast<int64_t>(i) : -1);
-    if (auto* err = std::get_if<contract::Error>(&r)) {
-      err->detail.set("path", Json::bytes(a.path));
-      err->detail.set("actual_sha256", before);
-      return fail(std::move(*err));
-    }
-    auto& ap = std::get<Applied>(r);
-    replacements += ap.replacements;
-    all_already = all_already && ap.already;
-  }
-  std::string after_bytes = (bom ? std::string(text::kBom) : std::string()) + from_view(view, eol);
-  const bool changed = after_bytes != before_bytes;
-  const std::string after = changed ? os::sha256_hex(after_bytes) : before;
-
-  // The hash is checked after the edits are tried so that a repeat of a call that landed
-  // (its --if-sha256 now stale) answers already_applied rather than a mismatch: the file is
-  // in the state the caller asked for, and nothing is written.
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before && changed) {
-    contract::Error e = contract::make_error(
-        "precondition.hash-mismatch",
-        "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
-        Json::object({{"path", Json::bytes(a.path)},
-                      {"expected", os::lower_hex(*a.if_sha256)},
-                      {"actual_sha256", before}}));
-    e.repair = contract::Repair::none(
-        "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
-        "decide");
-    return fail(std::move(e));
-  }
-
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  text::Diff d = text::diff_lines(before_bytes, after_bytes, opt);
-  Json data = Json::object({{"path", Json::bytes(a.path)},
-                            {"changed", changed},
-                            {"already_applied", !changed && all_already},
-                            {"replacements", replacements},
-                            {"before_sha256", before},
-                            {"after_sha256", after},
-                            {"diff", text::diff_json(d)},
-                            {"diff_truncated", d.truncated}});
-  if (a.dry_run) {
-    Json planned = Json::array();
-    if (changed) {
-      if (os::has_stale_temp(place))
-        planned.push(Json::object({{"op", "remove-stale-temporary"},
-                                   {"path", Json::bytes(os::temp_name(place.name))}}));
-      planned.push(Json::object({{"op", "replace"},
-                                 {"path", Json::bytes(a.path)},
-                                 {"before_sha256", before},
-                                 {"after_sha256", after},
-                                 {"bytes", after_bytes.size()}}));
-    }
-    ctx.dry_run(std::move(planned));
-    return data;
-  }
-  if (changed) {
-    os::CommitOptions copt;
-    copt.replace = os::Replace::Allow;
-    copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-    copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
-    if (auto e = os::commit_file(place, after_bytes, copt)) return fail(std::move(*e));
-  }
-  return data;
+  const os::Opened& file = std::get<os::Opened>(opened);
+  // One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
+  // applies each edit to the result of the one before, so it holds the text.
+  if (edits.size() == 1)
+    return run_stream(a, ctx, place, file, edits[0], a.edits_file ? 0 : -1);
+  return run_batch(a, ctx, place, file, edits);
 }
 
 void render_text(const Json& data, std::string& out) {

@@ -4,9 +4,10 @@
 // temporary file, and a rename that never replaces anything.
 //
 // A call goes: open_place → lock (not in a dry run) → look / open_existing (the precondition
-// is checked under the lock, on the very descriptors the change then uses) → commit_file or
-// rename_noreplace. Nothing here hashes (os/hash does, in the tool), so this unit links
-// without libcrypto.
+// is checked under the lock, on the very descriptors the change then uses) → commit_file (or
+// TempFile, for content written in pieces) or rename_noreplace. Nothing here hashes (os/hash
+// does, in the tool), so this unit links without libcrypto. It also has the memory the
+// writers hold whole files in (big_alloc, Bytes, read_whole: see "Whole files in memory").
 //
 // The lock is flock(LOCK_EX) on the target's directory, not on the target nor on a lock file:
 //  * a lock file would be litter, and survives a kill -9;
@@ -23,6 +24,10 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -120,14 +125,46 @@ struct CommitOptions {
   std::optional<std::pair<uid_t, gid_t>> owner;
 };
 
-// Writes `content` to the temporary file (O_CREAT|O_EXCL|O_NOFOLLOW beneath the directory
-// descriptor), fsyncs it, sets its mode, renames it over the name (renameat) or onto a name
-// that must not exist (renameat2 RENAME_NOREPLACE: conflict.exists if it appeared meanwhile;
-// io.rename-unsupported where the filesystem cannot refuse, never a replacing fallback), then
-// fsyncs the directory. On any failure before the rename the temporary file is removed and
-// the target is untouched; whatever kills the process, the target is the old or the new
-// content. Must be called under lock(). Errors: io.write-failed (detail: stage, errno),
-// conflict.exists, io.rename-unsupported.
+// The temporary file of one change, for content that is produced in pieces (replace streams
+// the file it rewrites and never holds the result whole). create() makes it (O_CREAT|O_EXCL|
+// O_NOFOLLOW beneath the directory descriptor; a stale one is removed first), write() appends
+// (small pieces are gathered into one system call), commit() gives it the owner and mode,
+// fsyncs it, renames it over the name (renameat) or onto a name that must not exist
+// (renameat2 RENAME_NOREPLACE: conflict.exists if it appeared meanwhile; io.rename-unsupported
+// where the filesystem cannot refuse, never a replacing fallback), then fsyncs the directory.
+// Destroyed uncommitted (an error, an early return) it is removed: the target is untouched.
+// Whatever kills the process, the target is the old or the new content. Under lock() only.
+// Errors: io.write-failed (detail: stage, errno), conflict.exists, io.rename-unsupported.
+class TempFile {
+ public:
+  static Result<TempFile> create(const Place& place, const CommitOptions& opt);
+  TempFile(TempFile&& o) noexcept;
+  TempFile& operator=(TempFile&&) = delete;
+  TempFile(const TempFile&) = delete;
+  ~TempFile();
+
+  std::optional<contract::Error> write(std::string_view bytes);
+  // Asks the kernel to start writing what was written so far to the device (sync_file_range
+  // SYNC_FILE_RANGE_WRITE, which waits for nothing), so that the device works while the
+  // caller computes (write's diff) and the fsync in commit() finds less left to do. Only an
+  // early start: durability still comes from commit()'s fsync. Also done every 8 MiB.
+  void start_writeback();
+  std::optional<contract::Error> commit();
+
+ private:
+  TempFile(const Place& place, const CommitOptions& opt, int fd);
+  std::optional<contract::Error> flush();
+  contract::Error fail(int err, std::string_view stage);
+
+  const Place* place_;
+  CommitOptions opt_;
+  int fd_ = -1;
+  bool exists_ = false;  // the temporary name is ours to remove
+  std::string pending_;  // small pieces not yet written
+  uint64_t written_ = 0, started_ = 0;
+};
+
+// TempFile in one piece: create, write `content`, commit.
 std::optional<contract::Error> commit_file(const Place& place, std::string_view content,
                                            const CommitOptions& opt);
 
@@ -136,6 +173,82 @@ std::optional<contract::Error> commit_file(const Place& place, std::string_view 
 // io.rename-unsupported (no RENAME_NOREPLACE, or the two are on different filesystems),
 // io.permission-denied, io.write-failed.
 std::optional<contract::Error> rename_noreplace(const Place& from, const Place& to);
+
+// --- Whole files in memory ----------------------------------------------------------------
+//
+// The writers hold whole files (write's content and the file it replaces) and the diff's
+// tables, and where tack runs under a hypervisor the first touch of every fresh 4 KiB page is
+// most of what such a call costs: measured on this project's KVM guest, 8 MiB touched page by
+// page cost 24-40 ms of CPU, the same 8 MiB in 2 MiB transparent huge pages 0.8 ms (a 1 MiB
+// write touched 1300 fresh pages, about 20 ms of its 40). So a large buffer is an anonymous
+// mapping of its own, 2 MiB-aligned and advised MADV_HUGEPAGE, given back whole when freed.
+// The advice is a hint: where THP is off it is ordinary pages, as malloc would have given.
+// Below kBigAlloc bytes, malloc: a huge page would cost more than the pages it saves.
+inline constexpr size_t kBigAlloc = 256 * 1024;
+void* big_alloc(size_t bytes) noexcept;  // nullptr when the memory is not there
+void big_free(void* p, size_t bytes) noexcept;
+
+template <class T>
+struct BigAllocator {
+  using value_type = T;
+  BigAllocator() = default;
+  template <class U>
+  BigAllocator(const BigAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
+    void* p = big_alloc(n * sizeof(T));
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) noexcept { big_free(p, n * sizeof(T)); }
+  friend bool operator==(const BigAllocator&, const BigAllocator&) { return true; }
+};
+template <class T>
+using BigVector = std::vector<T, BigAllocator<T>>;
+
+// Bytes in a big_alloc buffer that is never zero-filled: read() writes straight into it.
+class Bytes {
+ public:
+  Bytes() = default;
+  Bytes(Bytes&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), size_(std::exchange(o.size_, 0)),
+        cap_(std::exchange(o.cap_, 0)) {}
+  Bytes& operator=(Bytes&& o) noexcept;
+  Bytes(const Bytes&) = delete;
+  Bytes& operator=(const Bytes&) = delete;
+  ~Bytes() { release(); }
+
+  char* data() { return p_; }
+  const char* data() const { return p_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
+  bool empty() const { return size_ == 0; }
+  std::string_view view() const { return {p_, size_}; }
+  // At least n bytes of room, the contents kept; false when the memory is not there.
+  bool reserve(size_t n);
+  // The first n bytes (n <= capacity) are the contents: the caller has written them.
+  void set_size(size_t n) { size_ = n; }
+  bool append(std::string_view s);
+  void release();
+
+ private:
+  char* p_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
+struct WholeFile {
+  uint64_t bytes = 0;  // bytes read, the whole file
+  bool kept = false;   // they are in *keep
+};
+
+// Reads an open file from offset 0 to its end with pread (its position untouched), handing
+// every piece to `each` in order as it arrives (to hash it while it is in the cache). When
+// `keep` is given and the file is no larger than keep_max, its bytes are left in *keep (kept:
+// true), read straight into a buffer sized once from fstat (the size is only a hint: a file
+// that grows meanwhile is followed); a larger file is read in bounded memory and *keep is
+// emptied. io.read-failed (or io.permission-denied...) naming `shown`.
+Result<WholeFile> read_whole(int fd, std::string_view shown, Bytes* keep, uint64_t keep_max,
+                             const std::function<void(std::string_view)>& each);
 
 // After a failure: removes, deepest first, the directories open_place made for this call,
 // where they are still empty (unlinkat AT_REMOVEDIR on the descriptor each was made in).

@@ -15,9 +15,17 @@
 // bounded: past `budget` steps a remaining piece is reported as removed-then-added whole. The
 // result is then still exact (applying it gives the new content), only not minimal; the budget
 // is counted in steps, not time, so the answer is the same on every machine.
+//
+// Cost. The common head and tail are cut off as bytes before any line is split (keeping the
+// `context` lines the hunks show), so an edit in one place of a large file costs a compare of
+// the bytes and the work of the changed lines only; a side that is empty (a new file) is
+// listed without any table. What is split costs about 24 bytes per line (an offset, an id, a
+// mark, a map entry, Myers' V) plus the intern table, in one huge-page buffer per region (on a
+// VM, a dozen middle-sized malloc blocks faulting in 4 KiB at a time cost more than the diff).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,11 +61,52 @@ struct Diff {
                                     // its header counts the lines it lists
   bool truncated = false;           // a cap left changed lines (or context) unlisted
   Eol old_eol = Eol::None, new_eol = Eol::None;
+  // The listed text of regions added with copy (DiffBuilder): what their DiffLines view.
+  std::vector<std::unique_ptr<std::string>> owned;
 };
 
 // The diff from `old_text` to `new_text`. DiffLine views point into both inputs, which must
 // outlive the result.
 Diff diff_lines(std::string_view old_text, std::string_view new_text, const DiffOptions& opt = {});
+
+// The diff of two files given as the regions in which they differ, for a caller that never
+// holds both files whole (replace streams the file it rewrites). Each region is a run of whole
+// lines of each file (it starts where a line starts and ends after a '\n' or at the end of
+// the file), `old_before`/`new_before` lines into each; everything between the regions is
+// equal in both files. Regions come in file order, and should carry `context` equal lines on
+// each side of their changes (the hunks take their context from within the region). Regions
+// that touch (one ends where the next starts) must be given as one: then the hunks are those
+// diff_lines finds for the whole files, save that Myers, run on each region alone, may align
+// a change differently where an identical line repeats across a long equal stretch (the
+// script is exact either way). Caps and the step budget apply across all regions.
+class DiffBuilder {
+ public:
+  explicit DiffBuilder(const DiffOptions& opt = {});
+  // copy: the listed lines are copied into the result, so the region's buffers may go after
+  // the call; otherwise they are views into the region, which must outlive the result.
+  void add(std::string_view old_region, std::string_view new_region, uint64_t old_before,
+           uint64_t new_before, bool copy = true);
+  Diff finish(Eol old_eol, Eol new_eol) &&;
+
+ private:
+  DiffOptions opt_;
+  Diff out_;
+  uint64_t listed_ = 0, listed_bytes_ = 0, budget_;
+};
+
+// Line endings counted over a text given in pieces (a file read in chunks): a '\n' with a
+// '\r' right before it, in its piece or at the end of the previous one, is CRLF. result() is
+// what EolCounter gives for the same bytes split into lines.
+class EolTally {
+ public:
+  void add(std::string_view piece);
+  Eol result() const;
+  uint64_t newlines() const { return crlf_ + lf_; }  // every '\n' so far
+
+ private:
+  uint64_t crlf_ = 0, lf_ = 0;
+  bool cr_ = false;  // the last byte so far was '\r'
+};
 
 // `old_text` with the hunks applied (raw lines). For a diff that was not truncated this is
 // exactly the new text; false when a hunk does not fit `old_text`.

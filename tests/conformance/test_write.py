@@ -252,6 +252,36 @@ def test_max_diff_lines_truncates_listing_not_counts(tree):
     assert z.data["diff"]["hunks"] == [] and z.data["diff_truncated"] is True
 
 
+def test_local_change_in_a_large_file_has_its_line_numbers_and_context(tree, tmp_path):
+    """Only the changed lines and their context are split (the equal head and tail are cut as
+    bytes), yet the hunk counts lines from the top and shows three lines around the change,
+    as diff -u does."""
+    old = b"".join(b"line %d\n" % i for i in range(1, 50001))
+    new = old.replace(b"line 25000\n", b"changed\nadded\n")
+    tree.write("big.txt", old)
+    r = W(tree, "--if-sha256", sha(old), "--stdin", "big.txt", stdin=new)
+    assert r.exit == 0
+    hunks = r.data["diff"]["hunks"]
+    assert len(hunks) == 1
+    h = hunks[0]
+    assert (h["old_start"], h["old_lines"], h["new_start"], h["new_lines"]) == (24997, 7, 24997, 8)
+    assert [l["op"] for l in h["lines"]] == [" ", " ", " ", "-", "+", "+", " ", " ", " "]
+    assert h["lines"][0]["text"] == "line 24997" and h["lines"][-1]["text"] == "line 25003"
+    assert apply_diff(old, r.data["diff"]) == new
+    assert (r.data["diff"]["added"], r.data["diff"]["removed"]) == gnu_counts(tmp_path, old, new)
+
+
+def test_create_of_a_large_file_lists_up_to_the_cap_and_counts_every_line(tree):
+    new = b"".join(b"row %d\n" % i for i in range(30000)) + b"last"
+    r = W(tree, "--create", "--max-diff-lines", "10", "--stdin", "made.txt", stdin=new)
+    assert r.exit == 0 and r.data["created"] is True
+    d = r.data["diff"]
+    assert (d["added"], d["removed"]) == (30001, 0) and r.data["diff_truncated"] is True
+    assert len(d["hunks"]) == 1 and len(d["hunks"][0]["lines"]) == 10
+    assert (d["hunks"][0]["old_start"], d["hunks"][0]["new_start"]) == (0, 1)
+    assert read(tree.p("made.txt")) == new
+
+
 def test_old_file_larger_than_max_bytes_is_hashed_not_diffed(tree):
     big = b"x\n" * 5000
     tree.write("big.txt", big)

@@ -242,3 +242,96 @@ TEST_F(Atomic, RenameNeverReplacesAndMovesALinkAsItself) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Atomic, TempFileWrittenInPiecesCommitsAndAnAbandonedOneLeavesNothing) {
+  os::Place p = place("file.txt");
+  os::CommitOptions opt;
+  opt.mode = 0640;
+  {
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    auto& tmp = std::get<os::TempFile>(made);
+    std::string big(300 * 1024, 'x');  // past the gathering size: written straight through
+    for (std::string_view piece : {std::string_view("a"), std::string_view("bc\n"),
+                                   std::string_view(big), std::string_view("end\n")})
+      EXPECT_FALSE(tmp.write(piece).has_value());
+    tmp.start_writeback();
+    EXPECT_FALSE(tmp.commit().has_value());
+    EXPECT_EQ(get(root_ / "file.txt"), "abc\n" + big + "end\n");
+  }
+  EXPECT_EQ(fs::status(root_ / "file.txt").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  {
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    EXPECT_FALSE(std::get<os::TempFile>(made).write("never committed").has_value());
+  }  // destroyed uncommitted: removed, the target untouched
+  EXPECT_EQ(names(root_), (std::vector<std::string>{"dir", "file.txt", "link_dir", "link_file"}));
+  EXPECT_EQ(get(root_ / "file.txt").substr(0, 4), "abc\n");
+}
+
+TEST_F(Atomic, ReadWholeKeepsTheFileAndHandsEveryPieceInOrder) {
+  std::string content;
+  for (int i = 0; content.size() < 700 * 1024; ++i) content += "line " + std::to_string(i) + "\n";
+  put(root_ / "big.txt", content);
+  int fd = open((root_ / "big.txt").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::string seen;
+  os::Bytes kept;
+  auto r = os::read_whole(fd, "big.txt", &kept, content.size(),
+                          [&](std::string_view piece) { seen += piece; });
+  ASSERT_TRUE(std::holds_alternative<os::WholeFile>(r));
+  EXPECT_TRUE(std::get<os::WholeFile>(r).kept);
+  EXPECT_EQ(std::get<os::WholeFile>(r).bytes, content.size());
+  EXPECT_TRUE(seen == content);
+  EXPECT_TRUE(kept.view() == content);
+  // Larger than keep_max: not kept, but read (and handed over) to the end all the same.
+  seen.clear();
+  r = os::read_whole(fd, "big.txt", &kept, 1000, [&](std::string_view piece) { seen += piece; });
+  ASSERT_TRUE(std::holds_alternative<os::WholeFile>(r));
+  EXPECT_FALSE(std::get<os::WholeFile>(r).kept);
+  EXPECT_EQ(std::get<os::WholeFile>(r).bytes, content.size());
+  EXPECT_TRUE(kept.empty());
+  EXPECT_TRUE(seen == content);
+  // An empty file is kept, empty.
+  put(root_ / "empty.txt", "");
+  int efd = open((root_ / "empty.txt").c_str(), O_RDONLY | O_CLOEXEC);
+  r = os::read_whole(efd, "empty.txt", &kept, 0, nullptr);
+  ASSERT_TRUE(std::holds_alternative<os::WholeFile>(r));
+  EXPECT_TRUE(std::get<os::WholeFile>(r).kept);
+  EXPECT_EQ(std::get<os::WholeFile>(r).bytes, 0u);
+  close(efd);
+  close(fd);
+}
+
+TEST(BigAlloc, LargeBuffersAreHugePageAlignedAndKeepTheirBytesAsTheyGrow) {
+  const size_t n = 3 << 20;
+  auto* p = static_cast<char*>(os::big_alloc(n));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2 << 20), 0u);
+  p[0] = 1;
+  p[n - 1] = 2;
+  os::big_free(p, n);
+  void* small = os::big_alloc(100);
+  ASSERT_NE(small, nullptr);
+  os::big_free(small, 100);
+
+  os::Bytes b;
+  std::string want;
+  for (int i = 0; i < 20000; ++i) {
+    std::string piece = std::to_string(i) + ",";
+    ASSERT_TRUE(b.append(piece));
+    want += piece;
+  }
+  EXPECT_TRUE(b.view() == want);
+  os::Bytes moved = std::move(b);
+  EXPECT_TRUE(b.empty());
+  EXPECT_TRUE(moved.view() == want);
+
+  os::BigVector<uint32_t> v(1 << 20, 7);
+  EXPECT_EQ(v[12345], 7u);
+}
+
+}  // namespace

@@ -4,6 +4,7 @@
 // (checked against an LCS computed by dynamic programming).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -286,6 +287,118 @@ TEST(Diff, ACarriageReturnEndingAFileIsShown) {
   EXPECT_EQ(lines[1].get("text")->str(), "b");    // '-' b\r\n: shown without its ending
   EXPECT_EQ(lines[2].get("text")->str(), "b\r");  // '+' b\r, no newline: the \r shown
   EXPECT_TRUE(lines[2].get("no_newline"));
+}
+
+TEST(Diff, ARepeatedLineInsertedNextToItselfKeepsItsContext) {
+  // The common head and tail, cut as bytes, overlap on the repeated line "e"; the tail is
+  // measured against the head before the head gives back its context lines, so the hunk keeps
+  // its three lines after the change (diff -u: @@ -1,5 +1,6 @@).
+  auto d = text::diff_lines("x y\ne\nc\ne\na\n", "x y\ne\ne\nc\ne\na\n");
+  ASSERT_EQ(d.hunks.size(), 1u);
+  EXPECT_EQ(ops(d.hunks[0]), "  +   ");
+  EXPECT_EQ(d.hunks[0].old_start, 1u);
+  EXPECT_EQ(d.hunks[0].old_lines, 5u);
+  EXPECT_EQ(d.hunks[0].new_lines, 6u);
+}
+
+TEST(Diff, AChangeDeepInALargeFileHasItsLineNumbersAndContext) {
+  // Only the changed lines and their context are split; the numbers still count from the top.
+  std::string a, b;
+  for (int i = 1; i <= 100000; ++i) {
+    a += "line " + std::to_string(i) + "\n";
+    b += (i == 50000 ? "changed" : "line " + std::to_string(i)) + "\n";
+  }
+  auto d = text::diff_lines(a, b);
+  ASSERT_EQ(d.hunks.size(), 1u);
+  const auto& h = d.hunks[0];
+  EXPECT_EQ(ops(h), "   -+   ");
+  EXPECT_EQ(h.old_start, 49997u);
+  EXPECT_EQ(h.new_start, 49997u);
+  EXPECT_EQ(h.lines.front().text, "line 49997");
+  EXPECT_EQ(h.lines.back().text, "line 50003");
+  EXPECT_TRUE(applied(a, d) == b);
+}
+
+TEST(Diff, ChangesAtTheEdgesKeepTheContextThereIs) {
+  auto d = text::diff_lines("1\n2\n3\n4\n5\n6\n7\n8\n9\n10", "0\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+  ASSERT_EQ(d.hunks.size(), 2u);
+  EXPECT_EQ(ops(d.hunks[0]), "-+   ");
+  EXPECT_EQ(ops(d.hunks[1]), "   -+");
+  EXPECT_EQ(d.hunks[1].old_start, 7u);
+  EXPECT_FALSE(d.hunks[1].lines[3].newline);
+  EXPECT_TRUE(d.hunks[1].lines[4].newline);
+}
+
+TEST(Diff, ANewFileIsListedUpToTheCapAndCountedWhole) {
+  std::string b;
+  for (int i = 0; i < 10000; ++i) b += "l" + std::to_string(i) + "\n";
+  text::DiffOptions opt;
+  opt.max_lines = 5;
+  auto d = text::diff_lines("", b, opt);
+  EXPECT_EQ(d.added, 10000u);
+  EXPECT_EQ(d.removed, 0u);
+  EXPECT_TRUE(d.truncated);
+  ASSERT_EQ(d.hunks.size(), 1u);
+  EXPECT_EQ(d.hunks[0].lines.size(), 5u);
+  EXPECT_EQ(d.hunks[0].new_start, 1u);
+  EXPECT_EQ(d.hunks[0].new_lines, 5u);
+}
+
+TEST(Diff, RegionsGiveTheHunksOfTheWholeFiles) {
+  // replace hands DiffBuilder only the lines around each change (with the context around
+  // them, regions that touch joined); the hunks are those of the whole files.
+  std::string a, b;
+  std::vector<size_t> starts_a{0}, starts_b{0};
+  const std::vector<int> changed{3, 40, 46, 200, 997};
+  for (int i = 0; i < 1000; ++i) {
+    std::string l = "line " + std::to_string(i) + "\n";
+    a += l;
+    bool c = std::find(changed.begin(), changed.end(), i) != changed.end();
+    b += c ? "new " + std::to_string(i) + "\nmore\n" : l;
+    starts_a.push_back(a.size());
+    starts_b.push_back(b.size());
+  }
+  auto whole = text::diff_lines(a, b);
+  // Regions: lines [c - 3, c + 4) of a, joined where they touch; b's lines are shifted by one
+  // per change before them.
+  text::DiffBuilder builder;
+  size_t k = 0;
+  while (k < changed.size()) {
+    int lo = std::max(0, changed[k] - 3), hi = std::min(1000, changed[k] + 4);
+    size_t first = k;
+    while (k + 1 < changed.size() && changed[k + 1] - 3 <= hi) hi = std::min(1000, changed[++k] + 4);
+    ++k;
+    const size_t shift = first;  // changes before this region each added one line
+    // Copies that die at the end of the loop: the builder copies what it lists.
+    std::string ra = a.substr(starts_a[lo], starts_a[hi] - starts_a[lo]);
+    std::string rb = b.substr(starts_b[lo], starts_b[hi] - starts_b[lo]);
+    builder.add(ra, rb, static_cast<uint64_t>(lo), static_cast<uint64_t>(lo) + shift);
+  }
+  auto parts = std::move(builder).finish(whole.old_eol, whole.new_eol);
+  EXPECT_EQ(parts.added, whole.added);
+  EXPECT_EQ(parts.removed, whole.removed);
+  ASSERT_EQ(parts.hunks.size(), whole.hunks.size());
+  for (size_t h = 0; h < whole.hunks.size(); ++h) {
+    EXPECT_EQ(parts.hunks[h].old_start, whole.hunks[h].old_start) << h;
+    EXPECT_EQ(parts.hunks[h].new_start, whole.hunks[h].new_start) << h;
+    EXPECT_EQ(ops(parts.hunks[h]), ops(whole.hunks[h])) << h;
+    for (size_t l = 0; l < whole.hunks[h].lines.size(); ++l)
+      EXPECT_EQ(parts.hunks[h].lines[l].text, whole.hunks[h].lines[l].text);
+  }
+  EXPECT_TRUE(applied(a, parts) == b);
+}
+
+TEST(Diff, EolTallyCountsALineEndingSplitAcrossPieces) {
+  text::EolTally t;
+  t.add("a\r");
+  t.add("\nb\r");
+  t.add("\n");
+  EXPECT_EQ(t.result(), text::Eol::Crlf);
+  t.add("c\n");
+  EXPECT_EQ(t.result(), text::Eol::Mixed);
+  text::EolTally none;
+  none.add("no newline at all\r");
+  EXPECT_EQ(none.result(), text::Eol::None);
 }
 
 TEST(Diff, RenderIsDiffUnifiedBody) {
