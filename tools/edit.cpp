@@ -426,17 +426,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"diff", text::diff_json(d)},
                             {"diff_truncated", d.truncated}});
   if (a.dry_run) {
-    Json planned = Json::array();
-    if (changed) {
-      if (os::has_stale_temp(place))
-        planned.push(Json::object({{"op", "remove-stale-temporary"},
-                                   {"path", Json::bytes(os::temp_name(place.name))}}));
-      planned.push(Json::object({{"op", "replace"},
-                                 {"path", Json::bytes(a.path)},
-                                 {"before_sha256", before},
-                                 {"after_sha256", after},
-                                 {"bytes", after_bytes.size()}}));
-    }
+    Json planned = changed ? os::planned_write(place, a.path, before, after, after_bytes.size())
+                           : Json::array();
     ctx.dry_run(std::move(planned));
     return data;
   }

@@ -516,17 +516,8 @@ Json answer(const Args& a, const os::Place& place, contract::Context& ctx, bool 
                             {"diff", text::diff_json(d)},
                             {"diff_truncated", d.truncated}});
   if (a.dry_run) {
-    Json planned = Json::array();
-    if (changed) {
-      if (os::has_stale_temp(place))
-        planned.push(Json::object({{"op", "remove-stale-temporary"},
-                                   {"path", Json::bytes(os::temp_name(place.name))}}));
-      planned.push(Json::object({{"op", "replace"},
-                                 {"path", Json::bytes(a.path)},
-                                 {"before_sha256", before},
-                                 {"after_sha256", after},
-                                 {"bytes", bytes}}));
-    }
+    Json planned = changed ? os::planned_write(place, a.path, before, after, bytes)
+                           : Json::array();
     ctx.dry_run(std::move(planned));
   }
   return data;

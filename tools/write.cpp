@@ -455,14 +455,8 @@ Json run(const Args& a, contract::Context& ctx) {
     for (auto& d : place.missing)
       planned.push(Json::object({{"op", "mkdir"}, {"path", Json::bytes(d)}}));
     if (changed) {
-      if (os::has_stale_temp(place))
-        planned.push(Json::object(
-            {{"op", "remove-stale-temporary"}, {"path", Json::bytes(os::temp_name(place.name))}}));
-      planned.push(Json::object({{"op", before ? "replace" : "create"},
-                                 {"path", Json::bytes(a.path)},
-                                 {"before_sha256", before ? Json(*before) : Json()},
-                                 {"after_sha256", after},
-                                 {"bytes", content.size()}}));
+      Json steps = os::planned_write(place, a.path, before, after, content.size());
+      for (const Json& step : steps.items()) planned.push(step);
     }
     if (!place.missing.empty()) data.set("parents_created", parents_json(place.missing));
     ctx.dry_run(std::move(planned));

@@ -336,6 +336,21 @@ bool has_stale_temp(const Place& place) {
          S_ISREG(st.st_mode);
 }
 
+Json planned_write(const Place& place, std::string_view path,
+                   const std::optional<std::string>& before, const std::string& after,
+                   uint64_t bytes) {
+  Json planned = Json::array();
+  if (has_stale_temp(place))
+    planned.push(Json::object({{"op", "remove-stale-temporary"},
+                               {"path", Json::bytes(temp_name(place.name))}}));
+  planned.push(Json::object({{"op", before ? "replace" : "create"},
+                             {"path", Json::bytes(path)},
+                             {"before_sha256", before ? Json(*before) : Json()},
+                             {"after_sha256", after},
+                             {"bytes", bytes}}));
+  return planned;
+}
+
 TempFile::TempFile(const Place& place, const CommitOptions& opt, int fd)
     : place_(&place), opt_(opt), fd_(fd), exists_(true) {}
 

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "contract/error.h"
+#include "contract/json.h"
 #include "os/open.h"
 
 namespace os {
@@ -112,6 +113,11 @@ Result<DirLock> lock(const Place& a, const Place* b = nullptr);
 std::string temp_name(std::string_view name);
 // True when the stale temporary file of `name` exists (for a dry run's plan).
 bool has_stale_temp(const Place& place);
+// A dry run's planned actions for a whole-file write of `path` (before: null for a create):
+// the stale temporary a real call would remove first, then the create or replace itself.
+contract::Json planned_write(const Place& place, std::string_view path,
+                             const std::optional<std::string>& before, const std::string& after,
+                             uint64_t bytes);
 
 enum class Replace { Allow, Never };
 
