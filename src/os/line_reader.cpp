@@ -15,12 +15,12 @@ LineReader::LineReader(int fd, size_t max_line, uint64_t start, size_t chunk)
     : fd_(fd),
       max_line_(max_line),
       chunk_(chunk == 0 ? 1 : chunk),
-      buf_(chunk_),
+      buf_(std::make_unique_for_overwrite<char[]>(chunk_)),
       file_off_(start),
       pos_(start) {}
 
 bool LineReader::fill() {
-  long long n = pread_full(fd_, buf_.data(), chunk_, file_off_);
+  long long n = pread_full(fd_, buf_.get(), chunk_, file_off_);
   if (n < 0) {
     error_ = static_cast<int>(-n);
     return false;
@@ -39,7 +39,7 @@ void LineReader::carry_tail() {
   const size_t n = end_ - begin_;
   if (!carry_too_long_) {
     if (carry_.size() + n <= max_line_) {
-      carry_.append(buf_.data() + begin_, n);
+      carry_.append(buf_.get() + begin_, n);
     } else {
       carry_too_long_ = true;
       carry_.clear();
@@ -62,7 +62,7 @@ bool LineReader::next(Line& line) {
   line.offset = pos_;
   for (;;) {
     if (begin_ < end_) {
-      const char* start = buf_.data() + begin_;
+      const char* start = buf_.get() + begin_;
       const void* nl = std::memchr(start, '\n', end_ - begin_);
       if (nl != nullptr) {
         const size_t n = static_cast<const char*>(nl) - start;
