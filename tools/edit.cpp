@@ -313,18 +313,8 @@ Json run(const Args& a, contract::Context& ctx) {
   if (!whole.kept) return fail(too_large(a.path, whole.bytes, true, a.max_bytes, ctx));
   const std::string_view before_bytes = before_buf.view();
   const std::string before = hash.hex();
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before) {
-    contract::Error e = contract::make_error(
-        "precondition.hash-mismatch",
-        "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
-        Json::object({{"path", Json::bytes(a.path)},
-                      {"expected", os::lower_hex(*a.if_sha256)},
-                      {"actual_sha256", before}}));
-    e.repair = contract::Repair::none(
-        "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
-        "decide");
-    return fail(std::move(e));
-  }
+  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
+    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 
   // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
   const bool bom = text::has_bom(before_bytes);

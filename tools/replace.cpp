@@ -477,18 +477,6 @@ contract::Error too_large(const Args& a, contract::Context& ctx, uint64_t bytes)
   return e;
 }
 
-contract::Error hash_mismatch(const Args& a, const std::string& before) {
-  contract::Error e = contract::make_error(
-      "precondition.hash-mismatch",
-      "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was written.",
-      Json::object({{"path", Json::bytes(a.path)},
-                    {"expected", os::lower_hex(*a.if_sha256)},
-                    {"actual_sha256", before}}));
-  e.repair = contract::Repair::none(
-      "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
-      "decide");
-  return e;
-}
 
 // Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
 // file meanwhile. Refused rather than splice at offsets found in other bytes.
@@ -677,7 +665,8 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
                   std::move(text::DiffBuilder(opt)).finish(eol, eol));
   // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
   // now stale) answers already_applied above rather than a mismatch.
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before) return fail(hash_mismatch(a, before));
+  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
+    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 
   // The changed regions: from `context` lines before the line of each occurrence to `context`
   // lines after the line its end reaches (that line too may change: a new text without the
@@ -871,7 +860,7 @@ Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
   const std::string after = changed ? os::sha256_hex(text) : before;
   // Checked after the edits are tried (see run_stream).
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before && changed)
-    return fail(hash_mismatch(a, before));
+    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;

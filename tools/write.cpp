@@ -388,19 +388,7 @@ Json run(const Args& a, contract::Context& ctx) {
     const bool landed = *before == after;
     if (!landed) {
       if (!expect) return fail(exists_error(place, *before));
-      if (*before != *expect) {
-        contract::Error e =
-            contract::make_error("precondition.hash-mismatch",
-                                 "'" + contract::printable(a.path) +
-                                     "' does not hash to --if-sha256; nothing was written.",
-                                 Json::object({{"path", Json::bytes(a.path)},
-                                               {"expected", *expect},
-                                               {"actual_sha256", *before}}));
-        e.repair = contract::Repair::none(
-            "the file changed since it was read: read it again (actual_sha256 is its hash now) "
-            "and decide");
-        return fail(std::move(e));
-      }
+      if (*before != *expect) return fail(os::hash_mismatch(a.path, *expect, *before));
     }
   }
   const bool changed = !before || *before != after;

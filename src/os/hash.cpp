@@ -116,4 +116,18 @@ std::string lower_hex(std::string_view text) {
   return out;
 }
 
+contract::Error hash_mismatch(std::string_view path, std::string_view expected,
+                              std::string_view actual) {
+  contract::Error e = contract::make_error(
+      "precondition.hash-mismatch",
+      "'" + contract::printable(path) + "' does not hash to --if-sha256; nothing was written.",
+      contract::Json::object({{"path", contract::Json::bytes(path)},
+                              {"expected", expected},
+                              {"actual_sha256", actual}}));
+  e.repair = contract::Repair::none(
+      "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
+      "decide");
+  return e;
+}
+
 }  // namespace os

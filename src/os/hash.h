@@ -51,4 +51,9 @@ bool is_sha256_hex(std::string_view text);
 // The lowercase spelling of hex digits (other bytes unchanged).
 std::string lower_hex(std::string_view text);
 
+// precondition.hash-mismatch for a whole-file writer (write, replace, edit): `path` does not
+// hash to --if-sha256 `expected` (lower-case hex); `actual` is its hash now.
+contract::Error hash_mismatch(std::string_view path, std::string_view expected,
+                              std::string_view actual);
+
 }  // namespace os
