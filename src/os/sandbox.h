@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int roo
 
 int landlock_abi();  // 0 when the kernel has no Landlock
 bool seccomp_available();
+
+// The seccomp program (raw struct sock_filter bytes) for a tool with these effects, as
+// libseccomp compiled it from src/os/seccomp_profile.cpp when tack was built.
+std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files);
 
 // The authority row as introspect prints it: what the tool may do and what enforces it here.
 contract::Json authority(const contract::Tool& tool);

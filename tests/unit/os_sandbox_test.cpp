@@ -3,6 +3,7 @@
 // which reports what the call returned through its exit status.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,8 +16,10 @@
 #include <fstream>
 #include <functional>
 #include <thread>
+#include <vector>
 
 #include "os/sandbox.h"
+#include "os/seccomp_profile.h"
 
 namespace {
 
@@ -177,3 +180,28 @@ TEST(OsSandbox, AuthorityNamesTheMechanisms) {
 }
 
 }  // namespace
+
+// The programs the tools carry are exactly what libseccomp compiles from the profile now: a
+// stale or hand-edited table would fail here, not silently weaken a tool.
+TEST(OsSandbox, CarriedProgramsEqualAFreshCompile) {
+  for (bool start : {false, true})
+    for (bool write : {false, true}) {
+      scmp_filter_ctx f = os::seccomp_profile(start, write);
+      ASSERT_NE(f, nullptr);
+      int fd = memfd_create("bpf", 0);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(seccomp_export_bpf(f, fd), 0);
+      seccomp_release(f);
+      off_t n = lseek(fd, 0, SEEK_END);
+      std::vector<unsigned char> fresh(static_cast<size_t>(n));
+      ASSERT_EQ(pread(fd, fresh.data(), fresh.size(), 0), n);
+      close(fd);
+      auto carried = os::seccomp_program(start, write);
+      EXPECT_GT(carried.size(), 0u);
+      EXPECT_EQ(std::vector<unsigned char>(carried.begin(), carried.end()), fresh)
+          << "start_programs=" << start << " write_files=" << write;
+    }
+  // Each effect changes the program.
+  EXPECT_NE(os::seccomp_program(false, false).size(), os::seccomp_program(false, true).size());
+  EXPECT_NE(os::seccomp_program(false, false).size(), os::seccomp_program(true, false).size());
+}
