@@ -300,7 +300,7 @@ struct Slot : os::OrderedSlot<Piece> {
 
 struct Worker {
   std::unique_ptr<text::Matcher> matcher;
-  std::vector<char> buffer;
+  text::ScanBuffer buffer;
 };
 
 using Ordered = os::Ordered<Slot, Worker>;

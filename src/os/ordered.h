@@ -60,10 +60,15 @@ class Ordered {
   static constexpr uint64_t kWakeBatch = 16;
   static constexpr uint64_t kRoom = 64;  // a full window waits until this many slots are done
 
+  // The threads start with the second slot: one file is searched on the main thread, which
+  // saves a named file the threads' start-up (seek on one small file answers in about as long
+  // as a thread takes to start and its stack to fault in).
   Ordered(std::vector<Worker>& workers, Work work, Take take, Done done)
-      : work_(std::move(work)), take_(std::move(take)), done_(std::move(done)), ring_(kWindow) {
-    for (auto& w : workers) threads_.emplace_back([this, &w] { loop(w); });
-  }
+      : work_(std::move(work)),
+        take_(std::move(take)),
+        done_(std::move(done)),
+        ring_(kWindow),
+        workers_(workers) {}
   ~Ordered() {
     {
       std::lock_guard lk(mu_);
@@ -86,6 +91,8 @@ class Ordered {
     s->seq = pushed_;
     ring_[pushed_ % kWindow] = std::move(s);
     pushed_.store(pushed_ + 1);
+    if (threads_.empty() && pushed_ >= 2)
+      for (auto& w : workers_) threads_.emplace_back([this, &w] { loop(w); });
     // Sleeping workers are woken for a batch, not for each slot: a wake-up costs more than
     // a small slot's work (searching a small file). kick() wakes them for less whenever the
     // main thread waits.
@@ -102,6 +109,7 @@ class Ordered {
   }
 
   void finish() {
+    if (threads_.empty()) run_here();
     {
       std::lock_guard lk(mu_);
       closing_ = true;
@@ -113,6 +121,10 @@ class Ordered {
   // Worker side: hands a piece of a large output to the main thread while the work goes on.
   void publish(Slot& s, Piece&& p) {
     if (p.empty()) return;
+    if (here_) {  // the main thread's own work: its slot is the head, taken at once
+      if (!stopped_ && !take_(s, p)) stop();
+      return;
+    }
     std::unique_lock lk(mu_);
     buffered_ += p.size();
     s.held += p.size();
@@ -158,6 +170,17 @@ class Ordered {
       ++idle_;
       work_cv_.wait(lk, [&] { return cancel_ || closing_ || claimed_.load() < pushed_.load(); });
       --idle_;
+    }
+  }
+
+  // Without threads (at most one slot was pushed): the work runs here, in order.
+  void run_here() {
+    here_ = true;
+    while (!stopped_ && claimed_ < pushed_) {
+      Slot& s = *ring_[claimed_ % kWindow];
+      claimed_.store(claimed_ + 1);
+      if (s.work && !workers_.empty()) work_(s, workers_.front());
+      s.done.store(true);
     }
   }
 
@@ -225,6 +248,7 @@ class Ordered {
   Done done_;
   std::vector<std::unique_ptr<Slot>> ring_;
   std::atomic<uint64_t> pushed_{0}, claimed_{0}, head_{0}, wait_seq_{0};
+  std::vector<Worker>& workers_;
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable work_cv_, main_cv_, room_cv_;
@@ -233,6 +257,7 @@ class Ordered {
   size_t buffered_ = 0;   // under mu_
   bool closing_ = false;  // under mu_
   bool stopped_ = false;  // main thread only
+  bool here_ = false;     // main thread only: run_here() is doing the work
 };
 
 }  // namespace os

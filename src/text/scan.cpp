@@ -69,7 +69,7 @@ struct LineRef {
 class Scanner {
  public:
   Scanner(const Matcher& m, const ScanOptions& o, const ReadAt& read, const LineSink& sink,
-          std::vector<char>& buf)
+          ScanBuffer& buf)
       : m_(m),
         o_(o),
         read_(read),
@@ -113,7 +113,7 @@ class Scanner {
   ScanResult r_;
   bool stop_ = false;
 
-  std::vector<char>& buf_;  // the caller's, reused from file to file
+  ScanBuffer& buf_;  // the caller's, reused from file to file
   uint64_t base_ = 0;
   size_t len_ = 0;
   bool eof_ = false;
@@ -135,7 +135,7 @@ class Scanner {
 
 bool Scanner::fill() {
   if (eof_) return true;
-  if (buf_.size() < len_ + chunk_) buf_.resize(len_ + chunk_);
+  if (buf_.size() < len_ + chunk_) buf_.grow(len_ + chunk_, len_);
   long long n = read_(buf_.data() + len_, chunk_, base_ + len_);
   if (n < 0) {
     r_.error = static_cast<int>(-n);
@@ -496,8 +496,17 @@ uint64_t count_newlines(const char* p, size_t n) {
   return kAvx2 ? count_avx2(p, n) : count_sse2(p, n);
 }
 
+void ScanBuffer::grow(size_t n, size_t keep) {
+  if (n <= size_) return;
+  n = std::max(n, size_ + size_ / 2);
+  auto fresh = std::make_unique_for_overwrite<char[]>(n);
+  if (keep) std::memcpy(fresh.get(), p_.get(), keep);
+  p_ = std::move(fresh);
+  size_ = n;
+}
+
 ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
-                std::vector<char>& buffer) {
+                ScanBuffer& buffer) {
   Scanner s(m, opts, read, sink, buffer);
   return s.run();
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -60,9 +61,22 @@ using ReadAt = std::function<long long(char* buf, size_t len, uint64_t offset)>;
 // Receives each event; returns false to stop the scan.
 using LineSink = std::function<bool(const LineEvent&)>;
 
-// `buffer` is scratch memory the caller keeps from file to file (it grows to a chunk plus the
-// longest line held, and is never shrunk), so a walk of many small files allocates once.
+// Scratch memory the caller keeps from file to file: it grows to a chunk plus the longest line
+// held and is never shrunk, so a walk of many small files allocates once. Never zero-filled:
+// a fresh page costs a fault, and a small file should touch only the pages its bytes fill.
+class ScanBuffer {
+ public:
+  char* data() { return p_.get(); }
+  size_t size() const { return size_; }
+  // At least n bytes, the first `keep` of them kept.
+  void grow(size_t n, size_t keep);
+
+ private:
+  std::unique_ptr<char[]> p_;
+  size_t size_ = 0;
+};
+
 ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
-                std::vector<char>& buffer);
+                ScanBuffer& buffer);
 
 }  // namespace text

@@ -42,7 +42,7 @@ std::vector<std::pair<uint64_t, std::vector<Span>>> scanned(const text::Matcher&
     got.emplace_back(e.line, *e.spans);
     return true;
   };
-  std::vector<char> buffer;
+  text::ScanBuffer buffer;
   text::ScanOptions o;
   o.chunk = 64;  // many chunk edges
   EXPECT_EQ(text::scan(m, o, read, sink, buffer).error, 0);

@@ -204,7 +204,7 @@ TEST(Scanner, AgreesWithTheReference) {
                      e.length, e.too_long, e.spans ? *e.spans : std::vector<Span>{}, e.lo, e.hi});
       return true;
     };
-    std::vector<char> buffer;
+    text::ScanBuffer buffer;
     text::ScanResult res = text::scan(*m, o, read, sink, buffer);
     ASSERT_EQ(res.error, 0);
     const std::string what = "round " + std::to_string(round) + " needle '" + needle + "' icase " +
@@ -261,7 +261,7 @@ TEST(Scanner, BinaryProbeAndSkip) {
   };
   int events = 0;
   text::LineSink sink = [&](const LineEvent&) { return ++events, true; };
-  std::vector<char> buffer;
+  text::ScanBuffer buffer;
   text::ScanOptions o;
   o.skip_binary = true;
   auto r = text::scan(*m, o, read, sink, buffer);
@@ -277,7 +277,7 @@ TEST(Scanner, ReadErrorsAreReported) {
   auto m = text::literal_matcher("x", false, false);
   text::ReadAt read = [](char*, size_t, uint64_t) -> long long { return -5; };
   text::LineSink sink = [](const LineEvent&) { return true; };
-  std::vector<char> buffer;
+  text::ScanBuffer buffer;
   auto r = text::scan(*m, text::ScanOptions{}, read, sink, buffer);
   EXPECT_EQ(r.error, 5);
 }
