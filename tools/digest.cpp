@@ -6,8 +6,6 @@
 // blocking on them, and with --root reaches nothing outside the root. `--format text` is
 // sha256sum's layout byte for byte, including its escaping of names with \, \n or \r.
 #include <fcntl.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <variant>
 
 #include "contract/main.h"
+#include "os/hash.h"
 #include "os/open.h"
 
 namespace {
@@ -152,8 +151,8 @@ struct Hashed {
 };
 
 // Hashes the open file from its start. On failure, the errno of the read that failed.
-std::variant<Hashed, int> hash_fd(int fd, const EVP_MD* md, EVP_MD_CTX* mdc, char* buf) {
-  if (EVP_DigestInit_ex(mdc, md, nullptr) != 1) return EINVAL;
+std::variant<Hashed, int> hash_fd(int fd, os::Sha::Algo algo, char* buf) {
+  os::Sha sha(algo);
   // The kernel's read-ahead doubles for a file read front to back.
   posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Hashed h;
@@ -164,30 +163,16 @@ std::variant<Hashed, int> hash_fd(int fd, const EVP_MD* md, EVP_MD_CTX* mdc, cha
       return errno;
     }
     if (n == 0) break;
-    if (EVP_DigestUpdate(mdc, buf, static_cast<size_t>(n)) != 1) return EINVAL;
+    sha.update(std::string_view(buf, static_cast<size_t>(n)));
     h.bytes += static_cast<uint64_t>(n);
   }
-  unsigned char md_out[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  if (EVP_DigestFinal_ex(mdc, md_out, &len) != 1) return EINVAL;
-  static constexpr char kHex[] = "0123456789abcdef";
-  h.hex.resize(2 * len);
-  for (unsigned i = 0; i < len; ++i) {
-    h.hex[2 * i] = kHex[md_out[i] >> 4];
-    h.hex[2 * i + 1] = kHex[md_out[i] & 15];
-  }
+  h.hex = sha.hex();
   return h;
 }
 
 Json run(const Args& a, contract::Context& ctx) {
-  // No configuration file and no exit handlers: the answer depends on the arguments alone
-  // (OPENSSL_CONF is never read) and nothing runs after main returns.
-  OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ATEXIT |
-                          OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
-                      nullptr);
-  const EVP_MD* md = a.algo == "sha512" ? EVP_sha512() : EVP_sha256();
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> mdc(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  std::unique_ptr<char[]> buf(new char[kChunk]);
+  const os::Sha::Algo algo = a.algo == "sha512" ? os::Sha::Algo::Sha512 : os::Sha::Algo::Sha256;
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
   uint64_t files = 0, bytes = 0, errors = 0;
   auto fail = [&](contract::Error e) {
     ++errors;
@@ -201,7 +186,7 @@ Json run(const Args& a, contract::Context& ctx) {
       continue;
     }
     int fd = std::get<os::Opened>(opened).fd.get();
-    auto result = mdc ? hash_fd(fd, md, mdc.get(), buf.get()) : std::variant<Hashed, int>(EINVAL);
+    auto result = hash_fd(fd, algo, buf.get());
     if (auto* err = std::get_if<int>(&result)) {
       contract::Error e = os::errno_error(*err, path, "read");
       e.detail.set("algo", a.algo);

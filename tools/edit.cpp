@@ -305,7 +305,7 @@ Json run(const Args& a, contract::Context& ctx) {
   auto& file = std::get<os::Opened>(opened);
   // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
   os::Bytes before_buf;
-  os::Sha256 hash;
+  os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });
   if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));

@@ -596,7 +596,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
 
   os::Bytes win;
   if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
-  os::Sha256 hash1;
+  os::Sha hash1;
   Check check1;
   text::EolTally eols;
   uint64_t base = 0, total = 0, lines_at_base = 0;
@@ -754,7 +754,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
     tmp.emplace(std::move(std::get<os::TempFile>(made)));
   }
   Check check2;
-  os::Sha256 after_hash;
+  os::Sha after_hash;
   text::EolTally new_eols;
   uint64_t new_size = 0;
   std::optional<contract::Error> write_error;
@@ -807,7 +807,7 @@ Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
     return Json(nullptr);
   };
   os::Bytes old;
-  os::Sha256 hash;
+  os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });
   if (auto* err = std::get_if<contract::Error>(&read)) return fail(std::move(*err));

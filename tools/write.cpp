@@ -229,7 +229,7 @@ struct Content {
 
 std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   Content content;
-  os::Sha256 hash;
+  os::Sha hash;
   auto each = [&](std::string_view piece) { hash.update(piece); };
   std::string source = a.content_file ? *a.content_file : "-";
   auto too_large = [&](uint64_t size, bool exact) {
@@ -376,7 +376,7 @@ Json run(const Args& a, contract::Context& ctx) {
     auto& file = std::get<os::Opened>(opened);
     // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
     // larger than --max-bytes.
-    os::Sha256 hash;
+    os::Sha hash;
     auto read_old = os::read_whole(file.fd.get(), a.path, &old_bytes, a.max_bytes,
                                    [&](std::string_view piece) { hash.update(piece); });
     if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));

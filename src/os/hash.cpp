@@ -1,25 +1,19 @@
-// hash.cpp — streamed SHA-256 through OpenSSL EVP (see hash.h).
+// hash.cpp — streamed SHA-256/512 on libcrypto's SHA-2 functions (see hash.h).
 #include "os/hash.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+// SHA256_Init and its kin are marked deprecated in OpenSSL 3 in favour of EVP; they remain
+// its public API, on the same assembly, and are used here for EVP's set-up cost (hash.h).
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <vector>
+#include <memory>
 
 namespace os {
 namespace {
 
-EVP_MD_CTX* fresh_ctx() {
-  // Once per process; no openssl.cnf, no OPENSSL_CONF: nothing outside argv decides anything.
-  static const bool inited =
-      OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ATEXIT, nullptr) == 1;
-  (void)inited;
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  if (ctx) EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  return ctx;
-}
+static_assert(sizeof(SHA256_CTX) <= 224 && sizeof(SHA512_CTX) <= 224);
 
 std::string to_hex(const unsigned char* md, unsigned len) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -34,35 +28,40 @@ std::string to_hex(const unsigned char* md, unsigned len) {
 
 }  // namespace
 
-Sha256::Sha256() : ctx_(fresh_ctx()) {}
-
-Sha256::~Sha256() {
-  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+Sha::Sha(Algo algo) : algo_(algo) {
+  if (algo_ == Algo::Sha512)
+    SHA512_Init(reinterpret_cast<SHA512_CTX*>(state_));
+  else
+    SHA256_Init(reinterpret_cast<SHA256_CTX*>(state_));
 }
 
-void Sha256::update(std::string_view bytes) {
-  if (ctx_ && !bytes.empty())
-    EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), bytes.data(), bytes.size());
+void Sha::update(std::string_view bytes) {
+  if (bytes.empty()) return;
+  if (algo_ == Algo::Sha512)
+    SHA512_Update(reinterpret_cast<SHA512_CTX*>(state_), bytes.data(), bytes.size());
+  else
+    SHA256_Update(reinterpret_cast<SHA256_CTX*>(state_), bytes.data(), bytes.size());
 }
 
-std::string Sha256::hex() {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  // An allocation failure in OpenSSL is the only way here; an empty string then compares
-  // unequal to every hash the caller could give, so nothing is written on its strength.
-  if (!ctx_ || EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), md, &len) != 1) return "";
-  return to_hex(md, len);
+std::string Sha::hex() {
+  unsigned char md[SHA512_DIGEST_LENGTH];
+  if (algo_ == Algo::Sha512) {
+    SHA512_Final(md, reinterpret_cast<SHA512_CTX*>(state_));
+    return to_hex(md, SHA512_DIGEST_LENGTH);
+  }
+  SHA256_Final(md, reinterpret_cast<SHA256_CTX*>(state_));
+  return to_hex(md, SHA256_DIGEST_LENGTH);
 }
 
 std::string sha256_hex(std::string_view bytes) {
-  Sha256 h;
+  Sha h;
   h.update(bytes);
   return h.hex();
 }
 
 Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint64_t keep_max) {
   constexpr size_t kChunk = 256 * 1024;
-  Sha256 h;
+  Sha h;
   uint64_t at = 0;
   bool keeping = keep != nullptr;
   if (keep) {
@@ -73,15 +72,15 @@ Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint
     if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) <= keep_max)
       keep->reserve(static_cast<size_t>(st.st_size) + 1);
   }
-  std::vector<char> buf;  // only once the content is not kept
+  std::unique_ptr<char[]> buf;  // only once the content is not kept; never zero-filled
   while (true) {
     char* dst;
     if (keeping) {
       keep->resize(static_cast<size_t>(at) + kChunk);
       dst = keep->data() + at;
     } else {
-      if (buf.empty()) buf.resize(kChunk);
-      dst = buf.data();
+      if (!buf) buf = std::make_unique_for_overwrite<char[]>(kChunk);
+      dst = buf.get();
     }
     long long n = pread_full(fd, dst, kChunk, at);
     if (n < 0) {
