@@ -2,7 +2,7 @@
 //
 // The filter depends only on two declared effects (may it start programs, may it write files),
 // so the four programs are compiled by libseccomp when tack is built (gen/seccomp_bpf.cpp) and
-// a tool loads its ready program with one prctl: libseccomp's compile step costs about a
+// a tool loads its ready program with one seccomp(2) call: libseccomp's compile step costs about a
 // millisecond, which on a tool that answers in three is most of its start-up.
 //
 // Not part of libtack: the generator and the unit test (which holds the embedded programs
