@@ -38,6 +38,9 @@ startup seek "$bin/seek hello one.txt"
 startup list "$bin/list onedir"
 startup digest "$bin/digest one.txt"
 startup jsonq "$bin/jsonq --pointer /a one.json"
+# jsonq links Debian's shared simdjson (no static archive exists), so it pays the dynamic
+# loader and libstdc++'s start-up; a program that does nothing but link simdjson shows that floor.
+startup "  (floor: a no-op linked to simdjson)" "$bin/../support/simdjson_floor"
 startup tally "$bin/tally one.txt"
 startup skills "$bin/skills onedir"
 startup write "$bin/write --dry-run --create --content-file one.txt new.txt"
