@@ -3,12 +3,12 @@
 // cat -n and wc -l in one call. Unlike them it never clips a long line silently (the line is
 // named, with its length and the cap that would show it), answers in JSON, reports what it
 // did not return, and with --root reaches nothing outside the root.
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "contract/main.h"
+#include "os/file_witness.h"
 #include "os/line_reader.h"
 #include "os/open.h"
 #include "text/eol.h"
@@ -144,43 +144,84 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-// The witness line hash of a line too long to hold: the trailing whitespace is found from the
-// end backwards, then the rest is hashed in chunks.
-uint64_t hash_long_line(int fd, uint64_t offset, uint64_t length) {
-  char buf[65536];
-  uint64_t end = offset + length;
-  while (end > offset) {
-    uint64_t take = std::min<uint64_t>(sizeof buf, end - offset);
-    long long n = os::pread_full(fd, buf, take, end - take);
-    if (n != static_cast<long long>(take)) break;
-    long long k = n;
-    while (k > 0 && is_space(buf[k - 1])) --k;
-    end -= static_cast<uint64_t>(n - k);
-    if (k > 0) break;
-  }
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  for (uint64_t at = offset; at < end;) {
-    uint64_t take = std::min<uint64_t>(sizeof buf, end - at);
-    long long n = os::pread_full(fd, buf, take, at);
-    if (n <= 0) break;
-    XXH3_64bits_update(st, buf, static_cast<size_t>(n));
-    at += static_cast<uint64_t>(n);
-  }
-  uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return h;
-}
-
-// A chosen line; its text lives in one shared arena (a string per line would cost more than
-// the short lines it holds).
+// The chosen lines, a few bytes each: they are consecutive, so a line's number and offset
+// follow from the one before it, and their texts sit end to end in one arena. A run of
+// 16 million empty lines (the --max-bytes ceiling) costs about 100 MB here, not gigabytes.
 struct Kept {
-  uint64_t n, offset, length;
-  size_t at;  // where its text starts in the arena
-  bool too_long, newline;
+  uint64_t first_n = 0, first_offset = 0;
+  std::string arena;
+  std::vector<uint32_t> length;  // a line held whole: its length; too long: its index in `longs`
+  std::vector<uint8_t> flags;    // kTooLong, kNewline
+  std::vector<uint64_t> longs;   // the lengths of the lines too long to hold
+  std::vector<uint32_t> witnesses;
+  text::Eol eol = text::Eol::None;
+  static constexpr uint8_t kTooLong = 1, kNewline = 2;
+
+  size_t size() const { return flags.size(); }
+  uint64_t full_length(size_t i) const { return flags[i] & kTooLong ? longs[length[i]] : length[i]; }
+  void add(const os::Line& line, uint64_t n) {
+    if (flags.empty()) first_n = n, first_offset = line.offset;
+    if (line.too_long) {
+      length.push_back(static_cast<uint32_t>(longs.size()));
+      longs.push_back(line.length);
+    } else {
+      length.push_back(static_cast<uint32_t>(line.length));
+      arena += line.text;
+    }
+    flags.push_back((line.too_long ? kTooLong : 0) | (line.newline ? kNewline : 0));
+  }
+  // Renders the lines, JSON or text, draining the output every so often.
+  void render(std::string& out, const contract::Drain& drain, bool as_text) const;
 };
+
+void Kept::render(std::string& out, const contract::Drain& drain, bool as_text) const {
+  contract::JsonWriter w(out);
+  if (!as_text) w.begin_array();
+  uint64_t n = first_n, offset = first_offset;
+  size_t at = 0;
+  for (size_t i = 0; i < size(); ++i, ++n) {
+    const bool too_long = flags[i] & kTooLong, newline = flags[i] & kNewline;
+    const uint64_t len = full_length(i);
+    std::string_view raw = too_long ? std::string_view() : std::string_view(arena).substr(at, len);
+    // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
+    std::string_view shown = newline ? text::shown_line(raw, eol) : raw;
+    if (as_text) {
+      std::string num = std::to_string(n);
+      out.append(num.size() < 6 ? 6 - num.size() : 0, ' ');
+      out += num;
+      if (!witnesses.empty()) out += " " + text::witness_text(witnesses[i]);
+      out += '\t';
+      if (too_long)
+        out += "[" + std::to_string(len) + " bytes, longer than --max-line-bytes]";
+      else
+        out += shown;
+      out += '\n';
+    } else {
+      w.begin_object();
+      w.key("n");
+      w.unsigned_integer(n);
+      w.key("offset");
+      w.unsigned_integer(offset);
+      w.key("text");
+      if (too_long) {
+        w.null();
+        w.key("length");
+        w.unsigned_integer(len);
+      } else {
+        w.bytes(shown);
+      }
+      if (!witnesses.empty()) {
+        w.key("witness");
+        w.string(text::witness_text(witnesses[i]));
+      }
+      w.end_object();
+    }
+    if (!too_long) at += len;
+    offset += len + (newline ? 1 : 0);
+    if (drain && (i & 1023) == 1023) drain();
+  }
+  if (!as_text) w.end_array();
+}
 
 // One pass over the whole file: what the policy needs (eol, lines) and the chosen lines.
 struct Scan {
@@ -297,12 +338,16 @@ Json run(const Args& a, contract::Context& ctx) {
   if (!a.lines.open_end && !a.lines.to && a.lines.from) to = line_at(*a.lines.from);  // "A" alone
   if (a.lines.to && !a.lines.from) from = 1;                         // ":B"
 
-  std::vector<Kept> kept;
-  std::string arena;
+  auto kept = std::make_shared<Kept>();
+  // Every line costs at least one byte of the budget: this many entries at most, and none of
+  // the copies a growing vector makes (reserved, not touched).
+  const uint64_t most_lines = std::min<uint64_t>(a.max_bytes, size + 1);
+  kept->length.reserve(most_lines);
+  kept->flags.reserve(most_lines);
   uint64_t budget = 0, next_line = 0, last_n = 0;
   bool eof_reached = true;
-  std::vector<uint64_t> hashes_near;  // --witness: every line's hash goes to the finder
-  std::vector<uint64_t> chosen;
+  std::vector<uint64_t> too_long;
+  uint64_t longest = 0;
   Scan s = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t n) {
     if (n < from || n > to || next_line) {
       if (n > to && !next_line) eof_reached = false;
@@ -311,95 +356,39 @@ Json run(const Args& a, contract::Context& ctx) {
     // A line costs its bytes and one for its end, so that no run of empty lines can make an
     // answer (and the memory behind it) without bound.
     uint64_t cost = (line.too_long ? 0 : line.length) + 1;
-    if (!kept.empty() && budget + cost > a.max_bytes) {
+    if (kept->size() && budget + cost > a.max_bytes) {
       next_line = n;
       eof_reached = false;
       return true;
     }
     budget += cost;
-    kept.push_back({n, line.offset, line.length, arena.size(), line.too_long, line.newline});
-    if (!line.too_long) arena += line.text;
+    kept->add(line, n);
+    if (line.too_long) {
+      too_long.push_back(n);
+      longest = std::max(longest, line.length);
+    }
     last_n = n;
     return true;
   });
   if (s.error) return read_failed(s.error);
   text::Eol eol = s.eol.result();
+  kept->eol = eol;
 
-  // Witnesses: a second and third pass with bounded memory (text::WitnessFinder).
-  std::vector<uint32_t> witnesses;
-  if (a.witness && !kept.empty()) {
-    for (auto& k : kept) chosen.push_back(k.n - 1);
-    text::WitnessFinder finder(chosen);
-    auto hash_of = [&](const os::Line& line) {
-      return line.too_long ? hash_long_line(fd, line.offset, line.length) : text::line_hash(line.text);
-    };
-    Scan p1 = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t n) {
-      finder.add_context(n - 1, hash_of(line));
-      return true;
-    });
-    if (p1.error) return read_failed(p1.error);
-    finder.begin_count(p1.lines);
-    Scan p2 = scan(fd, a.max_line_bytes, bom, [&](const os::Line& line, uint64_t) {
-      finder.count(hash_of(line));
-      return true;
-    });
-    if (p2.error) return read_failed(p2.error);
-    for (auto& k : kept) witnesses.push_back(finder.result(k.n - 1));
+  // Witnesses (os/file_witness.h): more passes over the file, in memory bounded by the lines
+  // chosen.
+  if (a.witness && kept->size()) {
+    std::vector<uint64_t> chosen(kept->size());
+    for (size_t i = 0; i < chosen.size(); ++i) chosen[i] = kept->first_n + i - 1;
+    int rc = os::file_witnesses(fd, a.max_line_bytes, bom, chosen, kept->witnesses, s.lines);
+    if (rc < 0) return read_failed(-rc);
   }
 
-  // The lines go out as one pre-rendered piece (JSON, or text in --format text): a tree of
-  // small values per line would cost many times the answer.
-  std::string rendered;
-  std::vector<uint64_t> too_long;
-  uint64_t longest = 0;
+  // The lines are rendered as the answer is written, straight into the output (JSON), so an
+  // answer of millions of short lines is never held whole; everything in them is known now.
   const bool as_text = ctx.format() == contract::Format::Text;
-  contract::JsonWriter w(rendered);
-  if (!as_text) w.begin_array();
-  for (size_t i = 0; i < kept.size(); ++i) {
-    const Kept& k = kept[i];
-    std::string_view raw(arena.data() + k.at, k.too_long ? 0 : k.length);
-    // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
-    std::string_view shown = k.newline ? text::shown_line(raw, eol) : raw;
-    if (k.too_long) {
-      too_long.push_back(k.n);
-      longest = std::max(longest, k.length);
-    }
-    if (as_text) {
-      std::string n = std::to_string(k.n);
-      rendered.append(n.size() < 6 ? 6 - n.size() : 0, ' ');
-      rendered += n;
-      if (!witnesses.empty()) rendered += " " + text::witness_text(witnesses[i]);
-      rendered += '\t';
-      if (k.too_long)
-        rendered += "[" + std::to_string(k.length) + " bytes, longer than --max-line-bytes]";
-      else
-        rendered += shown;
-      rendered += '\n';
-      continue;
-    }
-    w.begin_object();
-    w.key("n");
-    w.unsigned_integer(k.n);
-    w.key("offset");
-    w.unsigned_integer(k.offset);
-    w.key("text");
-    if (k.too_long) {
-      w.null();
-      w.key("length");
-      w.unsigned_integer(k.length);
-    } else {
-      w.bytes(shown);
-    }
-    if (!witnesses.empty()) {
-      w.key("witness");
-      w.string(text::witness_text(witnesses[i]));
-    }
-    w.end_object();
-  }
-  if (!as_text) w.end_array();
-  std::string().swap(arena);
-  std::vector<Kept>().swap(kept);
-  Json lines = Json::raw_owned(std::move(rendered));
+  Json lines = Json::stream([kept, as_text](std::string& out, const contract::Drain& drain) {
+    kept->render(out, drain, as_text);
+  });
   data.set("eol", text::eol_name(eol));
   data.set("mode", "lines");
   data.set("from", from);
@@ -439,7 +428,7 @@ void render_text(const Json& data, std::string& out) {
     out += text->str();
     return;
   }
-  out += data.get("lines")->str();  // rendered by run() in --format text
+  data.get("lines")->render(out);  // the lines as text (run() chose the format)
   if (const Json* next = data.get("next"); next && !next->is_null())
     out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
 }

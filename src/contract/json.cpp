@@ -237,6 +237,7 @@ void Json::write(JsonWriter& w) const {
     case Type::Str: w.string(s_); break;
     case Type::Bytes: w.bytes(s_); break;
     case Type::Raw: w.raw(s_); break;
+    case Type::Stream: w.stream(*fn_); break;
     case Type::Array:
       w.begin_array();
       for (auto& v : arr_) v.write(w);

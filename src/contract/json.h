@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,9 +26,17 @@ bool unbase64(std::string_view text, std::string& out);
 // Renders bytes for a human sentence: valid UTF-8 as is, every other byte as \xNN.
 std::string printable(std::string_view bytes);
 
+// Hands what has been written so far on (Out::maybe_flush), so that a large value streamed
+// into the writer is never held whole. The writer only ever appends: its output string may be
+// emptied by a drain between any two values.
+using Drain = std::function<void()>;
+// A value rendered on demand: appends its serialization to `out`, calling `drain` (when set)
+// between pieces. See Json::stream.
+using StreamFn = std::function<void(std::string& out, const Drain& drain)>;
+
 class JsonWriter {
  public:
-  explicit JsonWriter(std::string& out) : out_(out) {}
+  explicit JsonWriter(std::string& out, Drain drain = {}) : out_(out), drain_(std::move(drain)) {}
   void null() { sep(); out_ += "null"; }
   void boolean(bool b) { sep(); out_ += b ? "true" : "false"; }
   void integer(int64_t v);
@@ -38,6 +48,11 @@ class JsonWriter {
   void bytes(std::string_view s);
   // Already-serialized JSON, written verbatim (jsonq's values as the document wrote them).
   void raw(std::string_view json) { sep(); out_ += json; }
+  // A streamed value (Json::stream): written in pieces, drained between them.
+  void stream(const StreamFn& fn) {
+    sep();
+    fn(out_, drain_);
+  }
   void begin_object() { sep(); out_ += '{'; first_ = true; }
   void end_object() { out_ += '}'; first_ = false; }
   void begin_array() { sep(); out_ += '['; first_ = true; }
@@ -55,13 +70,14 @@ class JsonWriter {
   }
   void quoted(std::string_view s);
   std::string& out_;
+  Drain drain_;
   bool first_ = true;
   bool after_key_ = false;
 };
 
 class Json {
  public:
-  enum class Type { Null, Bool, Int, Uint, Str, Bytes, Raw, Array, Object };
+  enum class Type { Null, Bool, Int, Uint, Str, Bytes, Raw, Stream, Array, Object };
   using Member = std::pair<std::string, Json>;
 
   Json() = default;
@@ -96,6 +112,15 @@ class Json {
     j.s_ = std::move(text);
     return j;
   }
+  // A large value rendered only when the document is written, straight into the output in
+  // pieces: its size costs no memory (peek's lines). `fn` must render the same bytes each
+  // time it is called and cannot fail: everything it needs is decided before it is made.
+  static Json stream(StreamFn fn) {
+    Json j;
+    j.type_ = Type::Stream;
+    j.fn_ = std::make_shared<const StreamFn>(std::move(fn));
+    return j;
+  }
   static Json array(std::vector<Json> items = {}) {
     Json j;
     j.type_ = Type::Array;
@@ -118,6 +143,10 @@ class Json {
   const std::vector<Member>& members() const { return obj_; }
   const std::vector<Json>& items() const { return arr_; }
   const std::string& str() const { return s_; }
+  // A stream's bytes appended to `out` (drained when `drain` is set); nothing for other types.
+  void render(std::string& out, const Drain& drain = {}) const {
+    if (fn_) (*fn_)(out, drain);
+  }
   int64_t as_int() const { return type_ == Type::Uint ? static_cast<int64_t>(u_) : i_; }
   uint64_t as_uint() const { return type_ == Type::Int ? static_cast<uint64_t>(i_) : u_; }
   bool as_bool() const { return u_ != 0; }
@@ -132,6 +161,7 @@ class Json {
   std::string s_;
   std::vector<Json> arr_;
   std::vector<Member> obj_;
+  std::shared_ptr<const StreamFn> fn_;
 };
 
 }  // namespace contract

@@ -78,7 +78,7 @@ void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
     env.set("errors", std::move(all));
   }
   env.set("meta", Json::object({{"version", TACK_VERSION}}));
-  JsonWriter w(out.buffer());
+  JsonWriter w(out.buffer(), [&out] { out.maybe_flush(); });
   env.write(w);
   out.buffer() += '\n';
 }

@@ -37,7 +37,18 @@ int hash_lines(int fd, size_t cap, bool bom, F&& each) {
 }  // namespace
 
 int file_witnesses(int fd, size_t max_line, bool bom, const std::vector<uint64_t>& lines,
-                   std::vector<uint32_t>& out) {
+                   std::vector<uint32_t>& out, uint64_t total_lines) {
+  out.clear();
+  if (total_lines && total_lines < (uint64_t{1} << 32) && lines.size() * 12 >= total_lines) {
+    std::vector<uint64_t> hashes;
+    hashes.reserve(total_lines);
+    int rc = hash_lines(fd, max_line, bom, [&](uint64_t, uint64_t h) { hashes.push_back(h); });
+    if (rc < 0) return rc;
+    const std::vector<uint32_t> all = text::all_witnesses(hashes);
+    // A file that grew since it was counted still names only the lines it has.
+    for (uint64_t l : lines) out.push_back(l < all.size() ? all[l] : 0);
+    return 0;
+  }
   text::WitnessFinder finder(lines);
   uint64_t total = 0;
   int rc = hash_lines(fd, max_line, bom, [&](uint64_t i, uint64_t h) {
@@ -48,7 +59,6 @@ int file_witnesses(int fd, size_t max_line, bool bom, const std::vector<uint64_t
   finder.begin_count(total);
   rc = hash_lines(fd, max_line, bom, [&](uint64_t, uint64_t h) { finder.count(h); });
   if (rc < 0) return rc;
-  out.clear();
   for (uint64_t l : lines) out.push_back(finder.result(l));
   return 0;
 }

@@ -112,6 +112,23 @@ def test_peak_rss_at_the_budget_ceiling_is_flat(big_files):
 
 
 @pytest.mark.slow
+def test_an_answer_of_millions_of_empty_lines_is_not_held(tmp_path):
+    """16 MiB of empty lines at the --max-bytes ceiling is an answer of 16,777,216 lines (over
+    half a gigabyte of JSON): it is written as it is rendered, so memory stays near the few
+    bytes a line needs to be remembered, not the answer's size (it once peaked at 2.7 GB)."""
+    (tmp_path / "empty.txt").write_bytes(b"\n" * (16 * MiB))
+    rss = peak_rss_kib([tack.bin_path("peek"), "--root", tmp_path, "--lines", "1:",
+                        "--max-bytes", str(16 * MiB), "empty.txt"])
+    assert rss < 160 * 1024, f"peak RSS {rss} KiB"
+    # The streamed answer is the whole answer: every line, then the rest of the document.
+    n = 100_000  # the answer is drained every 1,024 lines
+    (tmp_path / "many.txt").write_bytes(b"\n" * n)
+    r = tack.run("peek", "--root", tmp_path, "--lines", "1:", "--max-bytes", str(n), "many.txt")
+    assert [(l["n"], l["offset"], l["text"]) for l in r.lines] == [(i, i - 1, "") for i in range(1, n + 1)]
+    assert r.data["to"] == n and r.data["eof"] is True and r.data["truncated"] is False
+
+
+@pytest.mark.slow
 def test_tail_answer_is_right_on_the_big_file(big_files):
     d, paths = big_files
     r = tack.run("peek", "--root", d, "--lines", "-3:", "--count-lines", paths[256].name)

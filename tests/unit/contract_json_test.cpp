@@ -17,6 +17,7 @@
 namespace {
 
 using contract::base64;
+using contract::Drain;
 using contract::Error;
 using contract::Json;
 using contract::JsonWriter;
@@ -631,6 +632,42 @@ TEST(ContractJson, RepairShapes) {
   Repair empty_choose;
   empty_choose.kind = Repair::Kind::Choose;
   EXPECT_EQ(empty_choose.to_json().dump(), "{\"kind\":\"choose\",\"options\":[]}");
+}
+
+// A streamed value is written in place, drained as it goes, and the document around it is
+// exactly what an eager value would have made.
+TEST(Json, StreamIsWrittenInPlaceAndDrained) {
+  Json lines = Json::stream([](std::string& out, const Drain& drain) {
+    JsonWriter w(out);
+    w.begin_array();
+    for (int i = 0; i < 5; ++i) {
+      w.unsigned_integer(static_cast<uint64_t>(i));
+      if (drain) drain();
+    }
+    w.end_array();
+  });
+  Json doc = Json::object({{"a", 1}, {"lines", lines}, {"z", true}});
+  EXPECT_EQ(doc.dump(), "{\"a\":1,\"lines\":[0,1,2,3,4],\"z\":true}");
+  // Drained: what was written so far leaves the buffer, and the pieces add up to the same.
+  std::string buf, sent;
+  int drains = 0;
+  JsonWriter w(buf, [&] {
+    ++drains;
+    sent += buf;
+    buf.clear();
+  });
+  doc.write(w);
+  sent += buf;
+  EXPECT_EQ(drains, 5);
+  EXPECT_EQ(sent, doc.dump());
+  // Copies share the renderer, and render() appends the bytes alone.
+  Json copy = lines;
+  std::string alone;
+  copy.render(alone);
+  EXPECT_EQ(alone, "[0,1,2,3,4]");
+  std::string nothing;
+  Json(7).render(nothing);
+  EXPECT_EQ(nothing, "");
 }
 
 }  // namespace
