@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "contract/json.h"
+#include "text/pointer.h"
 #include "text/witness.h"
 
 namespace text {
@@ -121,85 +122,24 @@ class Reader {
     }
     return true;
   }
-  bool hex4(uint32_t& out) {
-    if (in_.size() - pos_ < 4) return fail("a short \\u escape");
-    out = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = in_[pos_++];
-      out <<= 4;
-      if (c >= '0' && c <= '9') out |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') out |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') out |= static_cast<uint32_t>(c - 'A' + 10);
-      else return fail("a bad hex digit in a \\u escape");
-    }
-    return true;
-  }
-  static void utf8(uint32_t cp, std::string& out) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
+  // A string, checked and decoded by the same reader jsonq uses (text/pointer.h).
   bool string(std::string& out) {
-    ++pos_;  // the opening quote
-    size_t run = pos_;
-    while (true) {
-      if (pos_ >= in_.size()) return fail("an unterminated string");
-      unsigned char c = static_cast<unsigned char>(in_[pos_]);
-      if (c == '"') break;
-      if (c < 0x20) return fail("a control byte inside a string");
-      if (c != '\\') {
-        ++pos_;
-        continue;
+    const StringScan r = scan_json_string(in_, pos_ + 1, true);
+    if (!r.ok) {
+      pos_ = r.end;
+      switch (r.fault) {
+        case JsonFault::ControlCharacter: return fail("a control byte inside a string");
+        case JsonFault::BadEscape: return fail("a bad escape");
+        case JsonFault::LoneSurrogate: return fail("a \\u escape of half a surrogate pair");
+        case JsonFault::InvalidUtf8: return fail("a string that is not UTF-8 (use {\"b64\":…})");
+        default: return fail("an unterminated string");
       }
-      out.append(in_.substr(run, pos_ - run));
-      ++pos_;
-      if (pos_ >= in_.size()) return fail("an unterminated escape");
-      char e = in_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("a lone low surrogate");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t lo = 0;
-            if (in_.substr(pos_, 2) != "\\u") return fail("a lone high surrogate");
-            pos_ += 2;
-            if (!hex4(lo)) return false;
-            if (lo < 0xDC00 || lo > 0xDFFF) return fail("a high surrogate without its low half");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          }
-          utf8(cp, out);
-          break;
-        }
-        default: --pos_; return fail("an unknown escape");
-      }
-      run = pos_;
     }
-    out.append(in_.substr(run, pos_ - run));
-    if (!contract::valid_utf8(out)) return fail("a string that is not UTF-8 (use {\"b64\":…})");
-    ++pos_;
+    out += unescape_json_string(in_.substr(pos_ + 1, r.end - pos_ - 1));
+    pos_ = r.end + 1;
     return true;
   }
+
   bool array(Value& v, int depth) {
     v.type = Value::Type::Array;
     ++pos_;
