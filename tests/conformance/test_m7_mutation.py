@@ -8,8 +8,6 @@ old content or the new, never a mix, and no litter after the next call.
 Covers write and move (replace and edit bring their own cases).
 """
 
-import glob
-import hashlib
 import os
 import random
 import re
@@ -21,28 +19,8 @@ import time
 import pytest
 
 import tack
+from mutation import MiB, W, litter, read, sha
 from tack import run
-
-
-def sha(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
-
-
-def read(path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-MiB = 1024 * 1024
-
-
-def W(tree, *args, stdin=b"", **kw):
-    return run("write", "--root", tree.root, *args, stdin=stdin, cwd=tree.root.parent, **kw)
-
-
-def litter(directory) -> list:
-    """Temporary files left behind (".NAME.tack-*")."""
-    return sorted(glob.glob(os.path.join(glob.escape(str(directory)), ".*.tack-*")))
 
 
 def state(directory) -> dict:

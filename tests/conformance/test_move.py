@@ -8,49 +8,22 @@ tack.run, which validates the output against schemas/move.v1.json (M1).
 """
 
 import fcntl
-import hashlib
 import os
-import stat
 import subprocess
 
 import pytest
 
 import tack
+from mutation import FLIPPER, read, sha, snapshot
 from tack import SECRET, run
-
-
-def sha(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
 
 
 def M(tree, *args, **kw):
     return run("move", "--root", tree.root, *args, cwd=tree.root.parent, **kw)
 
 
-def read(path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def snapshot(directory) -> dict:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(directory):
-        for n in dirnames + filenames:
-            p = os.path.join(dirpath, n)
-            rel = os.path.relpath(p, directory)
-            st = os.lstat(p)
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(p))
-            elif stat.S_ISREG(st.st_mode):
-                out[rel] = ("file", read(p), stat.S_IMODE(st.st_mode), st.st_ino)
-            else:
-                out[rel] = ("dir" if stat.S_ISDIR(st.st_mode) else "other",)
-    return out
-
-
 H_PLAIN = sha(tack.PLAIN)
 TOMB = f".plain.txt.removed-{H_PLAIN[:8]}"
-
 
 
 # --- the basic contract ---------------------------------------------------------------------
@@ -230,22 +203,6 @@ def test_a_hard_link_to_an_outside_file_moves_only_the_name(tree):
     assert r.exit == 0
     assert read(tree.outside / "secret.txt") == SECRET + b"\n"
     assert os.path.samefile(tree.outside / "secret.txt", tree.p("dir/hard2"))
-
-
-FLIPPER = r"""
-import os, sys
-root = sys.argv[1]
-real, lnk, swap, stop = (os.path.join(root, n) for n in ("swap_real", "swap_link", "swap", "stop"))
-k = 0
-while not os.path.exists(stop):
-    try:
-        os.rename(real, swap); os.rename(swap, real)
-        os.rename(lnk, swap); os.rename(swap, lnk)
-    except OSError:
-        if os.path.isdir(swap) and not os.path.islink(swap):
-            k += 1
-            os.rename(swap, os.path.join(root, "made-%d" % k))
-"""
 
 
 def test_directory_swapped_for_a_link_during_300_moves(tree):

@@ -10,8 +10,6 @@ through tack.run, which validates the output against schemas/write.v1.json (M1).
 
 import base64
 import fcntl
-import glob
-import hashlib
 import os
 import random
 import stat
@@ -20,44 +18,8 @@ import subprocess
 import pytest
 
 import tack
+from mutation import FLIPPER, MiB, W, litter, read, sha, snapshot
 from tack import SECRET, run
-
-MiB = 1024 * 1024
-
-
-def sha(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
-
-
-def W(tree, *args, stdin=b"", **kw):
-    return run("write", "--root", tree.root, *args, stdin=stdin, cwd=tree.root.parent, **kw)
-
-
-def read(path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def litter(directory) -> list:
-    """Temporary files left behind (".NAME.tack-*")."""
-    return sorted(glob.glob(os.path.join(glob.escape(str(directory)), ".*.tack-*")))
-
-
-def snapshot(directory) -> dict:
-    """Every entry beneath `directory` (not following links): kind and content or target."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(directory):
-        for n in dirnames + filenames:
-            p = os.path.join(dirpath, n)
-            st = os.lstat(p)
-            if stat.S_ISLNK(st.st_mode):
-                out[p] = ("link", os.readlink(p))
-            elif stat.S_ISREG(st.st_mode):
-                out[p] = ("file", read(p), stat.S_IMODE(st.st_mode))
-            else:
-                out[p] = ("dir" if stat.S_ISDIR(st.st_mode) else "other",)
-    return out
-
 
 def raw_lines(content: bytes) -> list:
     """(text, has_newline) per line, '\\r' kept."""
@@ -604,25 +566,6 @@ def test_special_files_are_refused_without_blocking(tree):
         assert r.rules == ["io.special-file"]
     r = W(tree, "--create", "--content-file", "fifo", "x.txt", timeout=10)
     assert r.rules == ["io.special-file"]
-
-
-# Flips ROOT/swap between a real directory and a link to outside/dir. A `write --parents`
-# that ran while neither was there made a real `swap` of its own: the flipper moves it aside
-# (inside the root) and goes on.
-FLIPPER = r"""
-import os, sys
-root = sys.argv[1]
-real, lnk, swap, stop = (os.path.join(root, n) for n in ("swap_real", "swap_link", "swap", "stop"))
-k = 0
-while not os.path.exists(stop):
-    try:
-        os.rename(real, swap); os.rename(swap, real)
-        os.rename(lnk, swap); os.rename(swap, lnk)
-    except OSError:
-        if os.path.isdir(swap) and not os.path.islink(swap):
-            k += 1
-            os.rename(swap, os.path.join(root, "made-%d" % k))
-"""
 
 
 def test_directory_swapped_for_a_link_during_1000_writes(tree):
