@@ -7,22 +7,10 @@
 #
 #   bench/jsonq.sh build/bin
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
+. "$(dirname "$0")/lib.sh" jsonq "${1:-build/bin}"
 maxrss=$bin/../support/maxrss
 jq=$(command -v jq)
-work=${TACK_BENCH_DIR:-$(mktemp -d /var/tmp/tack-bench-jsonq.XXXXXX)}
-trap 'rm -rf "$work"' EXIT
-export LC_ALL=C
-cd "$work"
-
-# mean seconds of each command (hyperfine --export-json), in the order given
-timings() {
-  hyperfine -N --output=pipe --warmup "$1" --runs "$2" --export-json h.json "${@:3}" >/dev/null 2>&1
-  python3 -c 'import json,sys
-print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' h.json
-}
-ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.3f}')" "$1" "$2"; }
-ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
+ratio3() { ratio "$1" "$2" 3; }
 
 echo "jsonq benchmarks ($(uname -r), $(nproc) cores, $($jq --version))"
 echo
@@ -50,18 +38,18 @@ echo
 
 echo "== one deep pointer: jsonq --pointer $ptr vs jq -c '$filter' (goal <= 0.25x)"
 read -r t_j t_q <<< "$(timings 1 10 "$bin/jsonq --pointer $ptr big.json" "$jq -c $filter big.json")"
-echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio "$t_j" "$t_q")"
+echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio3 "$t_j" "$t_q")"
 echo
 
 echo "== the whole document compacted: jsonq --format text vs jq -c ."
 read -r t_j t_q <<< "$(timings 1 5 "$bin/jsonq --format text big.json" "$jq -c . big.json")"
-echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio "$t_j" "$t_q")"
+echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio3 "$t_j" "$t_q")"
 echo
 
 echo "== length of the big array: jsonq --length --pointer /items vs jq '.items | length'"
 read -r t_j t_q <<< "$(timings 1 10 "$bin/jsonq --length --pointer /items big.json" \
                                     "$jq .items|length big.json")"
-echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio "$t_j" "$t_q")"
+echo "jsonq $(ms "$t_j")  jq $(ms "$t_q")  ratio $(ratio3 "$t_j" "$t_q")"
 echo
 
 echo "== startup: jsonq on a one-line document vs /usr/bin/true and jq"
@@ -69,7 +57,7 @@ printf '{"a": [1, 2]}\n' > small.json
 read -r t_j t_t t_q <<< "$(timings 50 1000 "$bin/jsonq --pointer /a/1 small.json" /usr/bin/true \
                                            "$jq -c .a[1] small.json")"
 echo "jsonq $(ms "$t_j")  true $(ms "$t_t")  jq $(ms "$t_q")" \
-     " jsonq/true $(ratio "$t_j" "$t_t")  jsonq/jq $(ratio "$t_j" "$t_q")"
+     " jsonq/true $(ratio3 "$t_j" "$t_t")  jsonq/jq $(ratio3 "$t_j" "$t_q")"
 echo
 
 echo "== peak RSS on the deep pointer (KiB; bytes of memory per input byte)"

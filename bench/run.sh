@@ -2,23 +2,8 @@
 # Side-by-side benchmarks: each tool against its incumbent on the same input, in one run,
 # interleaved by hyperfine, output through a pipe, locale pinned; reported as ratios.
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-work=${TACK_BENCH_DIR:-$(mktemp -d /var/tmp/tack-bench.XXXXXX)}
-trap 'rm -rf "$work"' EXIT
-export LC_ALL=C
-cd "$work"
-
-# mean seconds of each command (hyperfine --export-json), in the order given
-timings() {
-  local json=$work/h.json
-  hyperfine -N --warmup "$1" --runs "$2" --export-json "$json" "${@:3}" >/dev/null 2>&1
-  python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$json"
-}
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
-ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
-# peak RSS in KiB of a command, measured by a launcher that is not the test runner
-peak_kib() { "$bin/../support/maxrss" "$@"; }
+. "$here/lib.sh" all "${1:-build/bin}"
 
 echo "tack benchmarks ($(uname -r), $(nproc) cores)"
 echo
@@ -28,9 +13,8 @@ echo "hello" > one.txt
 echo '{"a":1}' > one.json
 mkdir -p onedir && echo "hello" > onedir/one.txt
 startup() {  # label, command (a dry run exits 9, so failures do not stop the timing)
-  local json=$work/h.json
-  hyperfine -N -i --warmup 30 --runs 300 --export-json "$json" "$2" /usr/bin/true >/dev/null 2>&1
-  read -r t_tool t_true <<< "$(python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$json")"
+  hyperfine -N -i --output=pipe --warmup 30 --runs 300 --export-json "$work/h.json" "$2" /usr/bin/true >/dev/null 2>&1
+  read -r t_tool t_true <<< "$(means)"
   echo "$1 $(ms "$t_tool")  true $(ms "$t_true")  ratio $(ratio "$t_tool" "$t_true")"
 }
 startup peek "$bin/peek one.txt"
@@ -67,9 +51,9 @@ for f in small.txt big.txt; do
   echo "$f ($(stat -c %s $f) bytes): $(peak_kib "$bin/peek" --lines -3: "$f") KiB"
 done
 
-# Each tool's own section: bench/<tool>.sh, given the bin directory.
-for s in "$here"/*.sh; do
-  [ "$s" = "$here/run.sh" ] && continue
+# Each tool's own section: bench/<tool>.sh, given the bin directory. (fuzz_long.sh is not a
+# benchmark: an hour of fuzzing, run on its own.)
+for t in seek list digest jsonq tally write; do
   echo
-  bash "$s" "$bin"
+  bash "$here/$t.sh" "$bin"
 done

@@ -5,20 +5,7 @@
 # sort -rn`, startup against /usr/bin/true, and peak RSS at 1, 64 and 256 MiB.
 # Usage: bench/tally.sh BIN_DIR
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
-work=${TACK_BENCH_DIR:-$(mktemp -d /var/tmp/tack-bench-tally.XXXXXX)}
-trap 'rm -rf "$work"' EXIT
-export LC_ALL=C
-cd "$work"
-
-timings() {
-  local json=$work/h.json
-  hyperfine -N --output=pipe --warmup "$1" --runs "$2" --export-json "$json" "${@:3}" >/dev/null 2>&1
-  python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$json"
-}
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
-ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
-peak_kib() { "$bin/../support/maxrss" "$@"; }
+. "$(dirname "$0")/lib.sh" tally "${1:-build/bin}"
 
 echo "tally benchmarks ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 echo

@@ -16,16 +16,7 @@
 #  5. Peak RSS: the 1 MiB write, and replace in 10 and 100 MiB files.
 # Usage: bench/write.sh BIN_DIR
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
-# On disk, not on a tmpfs: an fsync that costs nothing would measure the wrong thing.
-work=${TACK_BENCH_DIR:-$(mktemp -d /var/tmp/tack-bench-write.XXXXXX)}
-trap 'rm -rf "$work"' EXIT
-export LC_ALL=C
-cd "$work"
-
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
-ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
-means() { python3 -c 'import json; print(" ".join(str(r["mean"]) for r in json.load(open("h.json"))["results"]))'; }
+. "$(dirname "$0")/lib.sh" write "${1:-build/bin}"
 
 echo "write/replace benchmarks ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(df -T . | awk 'NR==2{print $2}'))"
 echo
