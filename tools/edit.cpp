@@ -67,13 +67,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.required-flag"},
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"io.write-failed"},
     {"limit.input-too-large", Repairable::Sometimes},
@@ -178,25 +172,21 @@ std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uin
     }
     return bytes;
   }
-  std::vector<char> buf(64 * 1024);
-  uint64_t total = 0;
-  while (true) {
-    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ctx.error(os::errno_error(errno, "standard input", "read"));
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    total += static_cast<uint64_t>(n);
-    if (total <= a.max_bytes) bytes.append(buf.data(), static_cast<size_t>(n));
-    if (total > kMaxBytesCeiling) {
-      ctx.error(too_large("standard input", kMaxBytesCeiling, false, a.max_bytes, ctx));
-      return std::nullopt;
-    }
+  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling,
+                                           [&](std::string_view piece) {
+                                             bytes.append(piece);
+                                             return true;
+                                           });
+  if (r.error) {
+    ctx.error(os::errno_error(r.error, "standard input", "read"));
+    return std::nullopt;
   }
-  if (total > a.max_bytes) {
-    over = total;
+  if (r.total > kMaxBytesCeiling) {
+    ctx.error(too_large("standard input", kMaxBytesCeiling, false, a.max_bytes, ctx));
+    return std::nullopt;
+  }
+  if (r.total > a.max_bytes) {
+    over = r.total;
     return std::nullopt;
   }
   return bytes;

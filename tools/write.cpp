@@ -124,13 +124,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.required-flag"},
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"io.write-failed"},
     {"io.rename-unsupported"},
@@ -273,28 +267,18 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   }
   // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
   // can name the size a retry needs.
-  std::vector<char> buf(256 * 1024);
-  uint64_t total = 0;
-  while (true) {
-    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ctx.error(os::errno_error(errno, "standard input", "read"));
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    total += static_cast<uint64_t>(n);
-    if (total <= a.max_bytes) {
-      std::string_view piece(buf.data(), static_cast<size_t>(n));
-      if (!content.bytes.append(piece)) {
-        ctx.error(os::errno_error(ENOMEM, "standard input", "read"));
-        return std::nullopt;
-      }
-      hash.update(piece);
-    }
-    if (total > kMaxBytesCeiling) return too_large(kMaxBytesCeiling, false);
+  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling,
+                                           [&](std::string_view piece) {
+                                             if (!content.bytes.append(piece)) return false;
+                                             hash.update(piece);
+                                             return true;
+                                           });
+  if (r.error) {
+    ctx.error(os::errno_error(r.error, "standard input", "read"));
+    return std::nullopt;
   }
-  if (total > a.max_bytes) return too_large(total, true);
+  if (r.total > kMaxBytesCeiling) return too_large(kMaxBytesCeiling, false);
+  if (r.total > a.max_bytes) return too_large(r.total, true);
   content.sha256 = hash.hex();
   return content;
 }

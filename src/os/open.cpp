@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace os {
@@ -278,6 +279,28 @@ long long pread_full(int fd, char* buf, size_t len, unsigned long long offset) {
     got += static_cast<size_t>(n);
   }
   return static_cast<long long>(got);
+}
+
+CappedRead read_capped(int fd, uint64_t keep, uint64_t ceiling,
+                       const std::function<bool(std::string_view)>& take) {
+  constexpr size_t kPiece = 256 * 1024;
+  auto buf = std::make_unique_for_overwrite<char[]>(kPiece);
+  CappedRead r;
+  while (r.total <= ceiling) {
+    ssize_t n = ::read(fd, buf.get(), kPiece);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.error = errno;
+      return r;
+    }
+    if (n == 0) break;
+    r.total += static_cast<uint64_t>(n);
+    if (r.total <= keep && !take(std::string_view(buf.get(), static_cast<size_t>(n)))) {
+      r.error = ENOMEM;
+      return r;
+    }
+  }
+  return r;
 }
 
 }  // namespace os

@@ -5,6 +5,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,5 +65,16 @@ contract::Error errno_error(int err, std::string_view shown, std::string_view do
 // Reads up to `len` bytes at `offset`, retrying on EINTR and short reads; returns bytes read
 // (short only at EOF) or -errno.
 long long pread_full(int fd, char* buf, size_t len, unsigned long long offset);
+
+// Reads a stream (standard input) to its end: while the total stays within `keep` bytes each
+// piece goes to `take` (false: out of memory, the read stops with ENOMEM); past `keep` the rest
+// is counted and dropped, so a refusal can name the size a retry needs, until the total passes
+// `ceiling`, where the read stops. `error`: 0 or the errno that stopped it.
+struct CappedRead {
+  uint64_t total = 0;  // bytes read; past `ceiling` only by the last piece
+  int error = 0;
+};
+CappedRead read_capped(int fd, uint64_t keep, uint64_t ceiling,
+                       const std::function<bool(std::string_view)>& take);
 
 }  // namespace os

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <linux/openat2.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -367,6 +368,42 @@ TEST_F(OsOpenTree, PreadFull) {
   auto d = os::open_read(-1, root_, os::Want::Directory, "d");
   ASSERT_EQ(rule_of(d), "ok");
   EXPECT_EQ(os::pread_full(std::get<os::Opened>(d).fd.get(), buf, sizeof buf, 0), -EISDIR);
+}
+
+// A stream is kept up to the cap, counted past it, and left at the ceiling.
+TEST(OsReadCapped, KeepsCountsAndStops) {
+  auto from_pipe = [](const std::string& data, uint64_t keep, uint64_t ceiling, bool refuse) {
+    int fd = memfd_create("stream", 0);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+    lseek(fd, 0, SEEK_SET);
+    std::string kept;
+    os::CappedRead r = os::read_capped(fd, keep, ceiling, [&](std::string_view piece) {
+      if (refuse) return false;
+      kept += piece;
+      return true;
+    });
+    close(fd);
+    return std::pair(r, kept);
+  };
+  const std::string data(10000, 'x');
+  auto [all, kept] = from_pipe(data, 20000, 30000, false);
+  EXPECT_EQ(all.error, 0);
+  EXPECT_EQ(all.total, 10000u);
+  EXPECT_EQ(kept, data);
+  // Past the cap: counted to the end, only what fit before the cap was taken.
+  auto [over, some] = from_pipe(data, 4000, 30000, false);
+  EXPECT_EQ(over.error, 0);
+  EXPECT_EQ(over.total, 10000u);
+  EXPECT_LE(some.size(), 4000u);
+  // Past the ceiling: it stops there, short of the end.
+  auto [stopped, none] = from_pipe(std::string(1 << 20, 'y'), 10, 1000, false);
+  EXPECT_GT(stopped.total, 1000u);
+  EXPECT_LT(stopped.total, 1u << 20);
+  // A piece that cannot be kept (out of memory) stops the read with ENOMEM.
+  auto [refused, nothing] = from_pipe(data, 20000, 30000, true);
+  EXPECT_EQ(refused.error, ENOMEM);
+  EXPECT_TRUE(nothing.empty());
 }
 
 }  // namespace
