@@ -49,13 +49,7 @@ using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.bad-value", Repairable::Sometimes},
     {"args.conflict", Repairable::Never, "--verify was given with more than one PATH"},
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"precondition.hash-failed"},
 };

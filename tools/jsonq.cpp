@@ -67,13 +67,9 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.unknown-flag", Repairable::Sometimes}, {"args.missing-value"}, {"args.bad-value"},
-    {"args.unexpected-value"}, {"args.duplicate-flag"}, {"args.conflict"},
     {"args.missing-operand", Repairable::Never, "no FILE was given and stdin is a terminal"},
-    {"args.too-many-operands"}, {"path.empty"}, {"path.dotdot", Repairable::Sometimes},
-    {"path.absolute", Repairable::Always}, {"path.outside-root"}, {"path.too-long"},
-    {"path.symlink"}, {"io.not-found"}, {"io.not-a-directory"}, {"io.is-a-directory"},
-    {"io.special-file"}, {"io.permission-denied"}, {"io.read-failed"},
+    {"io.is-a-directory"},
+    {"io.read-failed"},
     {"limit.input-too-large", Repairable::Sometimes},
     {"parse.json", Repairable::Never, "the input is not JSON (RFC 8259) or nests past 1024"},
     {"query.bad-pointer", Repairable::Sometimes,

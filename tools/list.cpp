@@ -74,12 +74,6 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed", Repairable::Never, "the operating system failed to open or read a "
                                           "directory (out of descriptors, an I/O error)"},
     {"limit.input-too-large", Repairable::Never, "a .gitignore or .ignore larger than 16 MiB: "

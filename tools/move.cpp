@@ -77,14 +77,8 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"path.too-long"},
-    {"path.symlink"},
     {"path.bad-name", Repairable::Never, "NEWPATH is PATH or lies inside it"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory", Repairable::Never, "--if-sha256 or --remove names a directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"io.write-failed"},
     {"io.rename-unsupported"},

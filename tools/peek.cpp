@@ -65,13 +65,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"limit.line-too-long", Repairable::Sometimes},
 };

@@ -92,13 +92,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.required-flag"},
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
     {"io.is-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed"},
     {"io.write-failed"},
     {"limit.input-too-large", Repairable::Sometimes},

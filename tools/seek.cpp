@@ -135,12 +135,6 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"path.too-long"},
-    {"path.symlink"},
-    {"io.not-found"},
-    {"io.not-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed", Repairable::Never,
      "the operating system failed a read, or refused to open one more directory (EMFILE)"},
     {"limit.line-too-long", Repairable::Sometimes},

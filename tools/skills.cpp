@@ -49,12 +49,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"path.too-long"},
-    {"path.symlink"},
     {"io.not-found", Repairable::Never, "a DIR does not exist, or no skill is named --show NAME"},
-    {"io.not-a-directory"},
-    {"io.special-file"},
-    {"io.permission-denied"},
     {"io.read-failed", Repairable::Never, "the operating system failed to open or read a "
                                           "directory or a SKILL.md"},
     {"limit.input-too-large", Repairable::Never, "a SKILL.md larger than 1 MiB (not read)"},

@@ -90,6 +90,13 @@ std::vector<Rule> contract_rules(const Tool& tool, const Adapter& a) {
     out.push_back({"path.absolute", Repairable::Always});
     out.push_back({"path.outside-root"});
   }
+  // What os::open_read answers for any path a tool names (a tool row with the same tag, with
+  // its own wording, replaces one of these).
+  if (paths) {
+    for (std::string_view tag : {"path.too-long", "path.symlink", "io.not-found", "io.not-a-directory",
+                                 "io.special-file", "io.permission-denied"})
+      out.push_back({tag});
+  }
   return out;
 }
 
