@@ -19,6 +19,10 @@ timings() {
 means() {
   python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$work/h.json"
 }
+# The medians of the same: a start-up of a few milliseconds has a long tail on a shared machine.
+medians() {
+  python3 -c 'import json,sys; print(" ".join(str(r["median"]) for r in json.load(open(sys.argv[1]))["results"]))' "$work/h.json"
+}
 # ratio A B [DIGITS]: A / B, to 2 decimals unless told.
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.{int(sys.argv[3])}f}')" "$1" "$2" "${3:-2}"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }

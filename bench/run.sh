@@ -8,13 +8,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 echo "tack benchmarks ($(uname -r), $(nproc) cores)"
 echo
 
-echo "== startup: each tool on a one-line input vs /usr/bin/true (goal <= 1.5x)"
+echo "== startup: each tool on a one-line input vs /usr/bin/true, medians of 300 (goal <= 1.5x)"
 echo "hello" > one.txt
 echo '{"a":1}' > one.json
 mkdir -p onedir && echo "hello" > onedir/one.txt
 startup() {  # label, command (a dry run exits 9, so failures do not stop the timing)
   hyperfine -N -i --output=pipe --warmup 30 --runs 300 --export-json "$work/h.json" "$2" /usr/bin/true >/dev/null 2>&1
-  read -r t_tool t_true <<< "$(means)"
+  read -r t_tool t_true <<< "$(medians)"
   echo "$1 $(ms "$t_tool")  true $(ms "$t_true")  ratio $(ratio "$t_tool" "$t_true")"
 }
 startup peek "$bin/peek one.txt"
