@@ -95,7 +95,7 @@ const std::string kSchema =
     R"("tombstone":{"$ref":"#/$defs/text_or_bytes"},)"
     R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "move",
@@ -289,19 +289,8 @@ Json run(const Args& a, contract::Context& ctx) {
     auto h = hash_entry(from, s);
     if (auto* e = std::get_if<contract::Error>(&h)) return fail_undo(std::move(*e));
     const std::string& actual = std::get<std::string>(h);
-    if (actual != *expect) {
-      contract::Error e = contract::make_error(
-          "precondition.hash-mismatch",
-          "'" + contract::printable(a.path) + "' does not hash to --if-sha256; nothing was moved.",
-          Json::object({{"path", Json::bytes(a.path)},
-                        {"kind", kind_name(s.kind)},
-                        {"expected", *expect},
-                        {"actual_sha256", actual}}));
-      e.repair = contract::Repair::none(
-          "it changed since it was read: read it again (actual_sha256 is its hash now) and "
-          "decide");
-      return fail_undo(std::move(e));
-    }
+    if (actual != *expect)
+      return fail_undo(os::hash_mismatch(a.path, *expect, actual, "moved", kind_name(s.kind)));
   }
   if (d.kind != K::Missing) {
     Json detail = Json::object({{"path", Json::bytes(to_path)}, {"kind", kind_name(d.kind)}});
@@ -342,7 +331,7 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   std::string from = contract::printable(data.get("from")->str());
   std::string to = contract::printable(data.get("to")->str());
   if (const Json* dirs = data.get("parents_created"))

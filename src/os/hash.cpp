@@ -116,16 +116,21 @@ std::string lower_hex(std::string_view text) {
 }
 
 contract::Error hash_mismatch(std::string_view path, std::string_view expected,
-                              std::string_view actual) {
+                              std::string_view actual, std::string_view done,
+                              std::string_view kind) {
+  using contract::Json;
+  Json detail = Json::object({{"path", Json::bytes(path)}});
+  if (!kind.empty()) detail.set("kind", kind);
+  detail.set("expected", expected);
+  detail.set("actual_sha256", actual);
   contract::Error e = contract::make_error(
       "precondition.hash-mismatch",
-      "'" + contract::printable(path) + "' does not hash to --if-sha256; nothing was written.",
-      contract::Json::object({{"path", contract::Json::bytes(path)},
-                              {"expected", expected},
-                              {"actual_sha256", actual}}));
+      "'" + contract::printable(path) + "' does not hash to --if-sha256; nothing was " +
+          std::string(done) + ".",
+      std::move(detail));
   e.repair = contract::Repair::none(
-      "the file changed since it was read: read it again (actual_sha256 is its hash now) and "
-      "decide");
+      std::string(kind.empty() ? "the file" : "it") +
+      " changed since it was read: read it again (actual_sha256 is its hash now) and decide");
   return e;
 }
 

@@ -56,9 +56,11 @@ bool is_sha256_hex(std::string_view text);
 // The lowercase spelling of hex digits (other bytes unchanged).
 std::string lower_hex(std::string_view text);
 
-// precondition.hash-mismatch for a whole-file writer (write, replace, edit): `path` does not
-// hash to --if-sha256 `expected` (lower-case hex); `actual` is its hash now.
+// precondition.hash-mismatch: `path` does not hash to --if-sha256 `expected` (lower-case hex);
+// `actual` is its hash now. `done`: what did not happen ("written"; move: "moved"). `kind`:
+// what the entry is, when it need not be a file (move names a link or directory so).
 contract::Error hash_mismatch(std::string_view path, std::string_view expected,
-                              std::string_view actual);
+                              std::string_view actual, std::string_view done = "written",
+                              std::string_view kind = "");
 
 }  // namespace os
