@@ -67,7 +67,7 @@ constexpr std::string_view kEnd =
     R"("files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},)"
     R"("errors":{"type":"integer","minimum":0})";
 
-void render_text(const Json& rec, std::string& out);
+void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "digest",
@@ -215,7 +215,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
 // sha256sum's line: "HEX  NAME\n". A name holding \, \n or \r is escaped (\\, \n, \r) and the
 // line starts with a backslash, so every line stays one line and `sha256sum -c` reads it back.
-void render_text(const Json& rec, std::string& out) {
+void render_text(const Json& rec, std::string& out, const contract::Drain&) {
   const std::string& name = rec.get("path")->str();
   bool escape = name.find_first_of("\\\n\r") != std::string::npos;
   if (escape) out += '\\';

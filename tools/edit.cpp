@@ -93,7 +93,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "edit",
@@ -421,7 +421,7 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += contract::printable(data.get("path")->str());
   out += data.get("changed")->as_bool() ? ": " : ": unchanged, ";
   out += std::to_string(data.get("edits")->as_uint()) + " edit(s), sha256 " +

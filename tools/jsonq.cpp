@@ -92,7 +92,7 @@ constexpr std::string_view kData =
     R"({"if":{"required":["exists"],"properties":{"exists":{"const":false}}},)"
     R"("then":{"properties":{"kind":{"const":null}}}}]})";
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "jsonq",
@@ -574,7 +574,7 @@ Json run(const Args& a, contract::Context& ctx) {
   return out;
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   if (const Json* keys = data.get("keys")) {
     for (const Json& k : keys->items()) {
       contract::JsonWriter(out).bytes(k.str());  // quoted as jq prints keys: one per line

@@ -95,7 +95,7 @@ constexpr std::string_view kEnd =
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}},)"
     R"("matched":{"type":"integer","minimum":0})";
 
-void render_text(const Json& rec, std::string& out);
+void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "list",
@@ -339,7 +339,7 @@ Json run(const Args& a, contract::Context& ctx) {
 }
 
 // One path a line: "/" after a directory, " -> TARGET" after a link (as ls -F and ls -l do).
-void render_text(const Json& rec, std::string& out) {
+void render_text(const Json& rec, std::string& out, const contract::Drain&) {
   out += rec.get("path")->str();
   const std::string& kind = rec.get("kind")->str();
   if (kind == "directory") out += '/';

@@ -98,7 +98,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "peek",
@@ -417,12 +417,12 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain& drain) {
   if (const Json* text = data.get("text")) {
     out += text->str();
     return;
   }
-  data.get("lines")->render(out);  // the lines as text (run() chose the format)
+  data.get("lines")->render(out, drain);  // the lines as text (run() chose the format)
   if (const Json* next = data.get("next"); next && !next->is_null())
     out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
 }

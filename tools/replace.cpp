@@ -119,7 +119,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "replace",
@@ -808,7 +808,7 @@ Json run(const Args& a, contract::Context& ctx) {
   return run_batch(a, ctx, place, file, edits);
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += contract::printable(data.get("path")->str());
   out += ": ";
   if (data.get("already_applied")->as_bool())

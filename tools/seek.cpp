@@ -178,7 +178,7 @@ constexpr std::string_view kEndSchema =
     R"("ignored":{"type":"integer","minimum":0},"hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
 
-void render_text(const Json& rec, std::string& out);
+void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "seek",
@@ -235,7 +235,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 
 // The text of a record for --format text: grep -n's `path:line:text`, `path-line-text` for
 // context.
-void render_text(const Json& rec, std::string& out) {
+void render_text(const Json& rec, std::string& out, const contract::Drain&) {
   const Json* type = rec.get("type");
   if (!type || type->str() == "file") return;
   auto tob = [](const Json& j) -> std::string {

@@ -86,7 +86,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "skills",
@@ -534,7 +534,7 @@ Json run(const Args& a, contract::Context& ctx) {
                        {"duplicates", std::move(dups)}, {"skipped", skipped.to_json()}});
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   if (const Json* body = data.get("body")) {
     out += body->str();
     return;

@@ -91,7 +91,7 @@ constexpr std::string_view kData =
     R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
     R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"}}})";
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "tally",
@@ -564,7 +564,7 @@ Json run(const Args& a, contract::Context& ctx) {
 }
 
 // uniq -c's layout ("%7d key"), most frequent first; what the list left out is said.
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   for (const Json& t : data.get("top")->items()) {
     std::string n = std::to_string(t.get("count")->as_uint());
     out.append(n.size() < 7 ? 7 - n.size() : 0, ' ').append(n).append(1, ' ');

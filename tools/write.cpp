@@ -155,7 +155,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out);
+void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "write",
@@ -454,7 +454,7 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out) {
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += contract::printable(data.get("path")->str());
   out += ": ";
   bool changed = data.get("changed")->as_bool();

@@ -39,7 +39,7 @@ void Context::record(const Json& rec) {
     rec.write(w);
     commit();
   } else if (tool_.text) {
-    tool_.text(rec, out_.buffer());
+    tool_.text(rec, out_.buffer(), {});
     out_.maybe_flush();
   }
 }
@@ -61,7 +61,7 @@ namespace {
 void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
   const auto& errors = ctx.errors();
   if (ctx.format() == Format::Text) {
-    if (!data.is_null() && tool.text) tool.text(data, out.buffer());
+    if (!data.is_null() && tool.text) tool.text(data, out.buffer(), [&out] { out.maybe_flush(); });
     text_errors_to_stderr(tool.name, errors);
     return;
   }

@@ -85,7 +85,9 @@ struct Rule {
 };
 
 class Context;
-using TextRenderer = void (*)(const Json& value, std::string& out);
+// Renders `value` as text into `out`; a long rendering calls `drain` (when set) between pieces so
+// the output is handed on as it is made (a document's only; a stream's records are short).
+using TextRenderer = void (*)(const Json& value, std::string& out, const Drain& drain);
 
 struct Tool {
   std::string_view name;
