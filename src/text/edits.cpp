@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "contract/json.h"
-#include "text/pointer.h"
+#include "text/json_bytes.h"
 #include "text/witness.h"
 
 namespace text {
@@ -122,7 +122,7 @@ class Reader {
     }
     return true;
   }
-  // A string, checked and decoded by the same reader jsonq uses (text/pointer.h).
+  // A string, checked and decoded by the same reader jsonq uses (text/json_bytes.h).
   bool string(std::string& out) {
     const StringScan r = scan_json_string(in_, pos_ + 1, true);
     if (!r.ok) {

@@ -1,4 +1,4 @@
-// fuzz-sources: src/text/edits.cpp src/text/witness.cpp src/contract/json.cpp src/text/pointer.cpp
+// fuzz-sources: src/text/edits.cpp src/text/witness.cpp src/contract/json.cpp src/text/json_bytes.cpp
 // libFuzzer target: the edits-list parser of replace --edits-file and edit. Any bytes parse
 // into a list of edits or one error, never crash. An error is well formed (a sentence; a syntax
 // error's offset inside the input; a shape error's index inside the list). A list that parses

@@ -1,4 +1,4 @@
-// fuzz-sources: src/text/pointer.cpp
+// fuzz-sources: src/text/pointer.cpp src/text/json_bytes.cpp
 // libFuzzer target: jsonq's RFC 6901 pointer parser and its byte-level JSON checks. Any bytes
 // must parse without crashing, and:
 // * a pointer that parses round trips: "/" + escape_token(name) per token rebuilds the text
