@@ -375,6 +375,18 @@ def test_line_too_long(tree):
     assert peek(tree, "--max-line-bytes", "5005", "long.txt").exit == 8
 
 
+def test_too_long_first_line_after_a_bom(tree):
+    """The cap is on the stored line, BOM included: the retry raises it that far (a retry to
+    the shown length alone would fail again)."""
+    tree.write("bomlong.txt", b"\xef\xbb\xbf" + b"h" * 8 + b"\nsecond\n")
+    r = peek(tree, "--max-line-bytes", "2", "bomlong.txt")
+    assert r.lines[0] == {"n": 1, "offset": 3, "text": None, "length": 8}
+    e = r.doc["error"]
+    assert e["detail"]["longest"] == 11 and "--max-line-bytes=11" in e["repair"]["argv"]
+    assert r.retried[0].texts() == [b"h" * 8, b"second"]
+    assert peek(tree, "--max-line-bytes", "10", "bomlong.txt").exit == 8
+
+
 def test_too_long_last_line_without_newline(tree):
     tree.write("t.txt", b"ok\n" + b"z" * 300)
     r = peek(tree, "--max-line-bytes", "10", "t.txt")
