@@ -34,27 +34,26 @@ cp old.txt by_write.txt
 "$bin/write" --root . --if-sha256 "$old_hash" --content-file new.txt by_write.txt > /dev/null
 cmp -s new.txt by_write.txt || { echo "write did not store the new bytes" >&2; exit 1; }
 
+# durable LABEL TOOL_CMD TOOL_PREPARE CP_CMD CP_PREPARE WARMUP RUNS: one interleaved hyperfine
+# run of the tool against cp + sync, each after its own --prepare; prints times and the ratio.
+durable() {
+  hyperfine -N --output=pipe --warmup "$6" --runs "$7" --export-json h.json \
+    --prepare "$3" "$2" --prepare "$5" "$4" >/dev/null 2>&1
+  local t_tool t_cp
+  read -r t_tool t_cp <<< "$(means)"
+  echo "$1 $(ms "$t_tool")  cp+sync $(ms "$t_cp")  ratio $(ratio "$t_tool" "$t_cp")"
+  echo
+}
+
 # Each timed run replaces old content with new: --prepare puts the old bytes back (a new inode
 # for write, so neither command inherits the other's dirty pages).
 echo "== 1. replace 1 MiB, durable: write --if-sha256 vs cp + sync FILE (goal <= 1.2x)"
-hyperfine -N --output=pipe --warmup 3 --runs 40 --export-json h.json \
-  --prepare "cp old.txt by_write.txt" \
-  "$bin/write --root . --if-sha256 $old_hash --content-file new.txt by_write.txt" \
-  --prepare "cp old.txt by_cp.txt" \
-  "sh -c 'cp new.txt by_cp.txt && sync by_cp.txt'" >/dev/null 2>&1
-read -r t_write t_cp <<< "$(means)"
-echo "write $(ms "$t_write")  cp+sync $(ms "$t_cp")  ratio $(ratio "$t_write" "$t_cp")"
-echo
+durable write "$bin/write --root . --if-sha256 $old_hash --content-file new.txt by_write.txt" \
+  "cp old.txt by_write.txt" "sh -c 'cp new.txt by_cp.txt && sync by_cp.txt'" "cp old.txt by_cp.txt" 3 40
 
 echo "== 2. create 1 MiB, durable: write --create vs cp to a new name + sync FILE"
-hyperfine -N --output=pipe --warmup 3 --runs 40 --export-json h.json \
-  --prepare "rm -f created.txt" \
-  "$bin/write --root . --create --content-file new.txt created.txt" \
-  --prepare "rm -f by_cp_new.txt" \
-  "sh -c 'cp new.txt by_cp_new.txt && sync by_cp_new.txt'" >/dev/null 2>&1
-read -r t_create t_cp_new <<< "$(means)"
-echo "write --create $(ms "$t_create")  cp+sync $(ms "$t_cp_new")  ratio $(ratio "$t_create" "$t_cp_new")"
-echo
+durable "write --create" "$bin/write --root . --create --content-file new.txt created.txt" \
+  "rm -f created.txt" "sh -c 'cp new.txt by_cp_new.txt && sync by_cp_new.txt'" "rm -f by_cp_new.txt" 3 40
 
 echo "== 3. the replace of 1 as a dry run (read, hash, diff; no fsync) vs cat of the file"
 cp old.txt dry.txt
@@ -85,14 +84,9 @@ cp big.txt big_new.txt
 sed 's/NEEDLE_UNIQUE/NEEDLE_CHANGED/' big.txt | cmp -s - big_new.txt ||
   { echo "replace did not store the replaced bytes" >&2; exit 1; }
 echo "== 4. replace one string in 10 MiB, durable: replace vs cp of the result + sync FILE"
-hyperfine -N --output=pipe --warmup 2 --runs 20 --export-json h.json \
-  --prepare "cp big.txt by_replace.txt" \
-  "$bin/replace --root . --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace.txt" \
-  --prepare "cp big.txt by_cp_big.txt" \
-  "sh -c 'cp big_new.txt by_cp_big.txt && sync by_cp_big.txt'" >/dev/null 2>&1
-read -r t_rep t_cp_big <<< "$(means)"
-echo "replace $(ms "$t_rep")  cp+sync $(ms "$t_cp_big")  ratio $(ratio "$t_rep" "$t_cp_big")"
-echo
+durable replace "$bin/replace --root . --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace.txt" \
+  "cp big.txt by_replace.txt" "sh -c 'cp big_new.txt by_cp_big.txt && sync by_cp_big.txt'" \
+  "cp big.txt by_cp_big.txt" 2 20
 
 echo "== 5. peak RSS"
 cp old.txt rss.txt

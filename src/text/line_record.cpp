@@ -77,13 +77,17 @@ void LineRecords::set_path(const std::string& path) {
   context_head_ = R"({"type":"context","path":)" + path_json_ + R"(,"line":)";
 }
 
+void LineRecords::text_head(std::string& out, char sep, uint64_t line) const {
+  out += path_raw_;
+  out += sep;
+  append_uint(out, line);
+  out += sep;
+}
+
 void LineRecords::match(std::string& out, const LineEvent& ev, const std::string* witness) const {
   using namespace std::string_view_literals;
   if (form_ == RecordForm::Text) {
-    out += path_raw_;
-    out += ':';
-    append_uint(out, ev.line);
-    out += ':';
+    text_head(out, ':', ev.line);
     out.append(ev.text);
     out += '\n';
     return;
@@ -118,10 +122,7 @@ void LineRecords::match(std::string& out, const LineEvent& ev, const std::string
 void LineRecords::context(std::string& out, const LineEvent& ev) const {
   using namespace std::string_view_literals;
   if (form_ == RecordForm::Text) {
-    out += path_raw_;
-    out += '-';
-    append_uint(out, ev.line);
-    out += '-';
+    text_head(out, '-', ev.line);
     if (ev.too_long)
       out += "[" + std::to_string(ev.length) + " bytes, longer than --max-line-bytes]";
     else

@@ -23,6 +23,8 @@ class LineRecords {
   void context(std::string& out, const LineEvent& ev) const;
 
  private:
+  // --format text's "PATH<sep>LINE<sep>", as grep -n writes it (':' a match, '-' context).
+  void text_head(std::string& out, char sep, uint64_t line) const;
   RecordForm form_;
   std::string path_json_;  // the path, serialized once per file
   std::string path_raw_;
