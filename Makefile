@@ -18,7 +18,8 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-run: build
+run: deps
+	@$(MAKE) --no-print-directory build
 	@bash demo/run.sh $(BUILD)/bin
 
 unit: build
