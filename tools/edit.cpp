@@ -47,9 +47,12 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "resolve and check everything and answer with the diff and planned_actions, "
              "changing nothing (exit 9)"},
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
-     .help = "read the edits (a JSON list of {witness, lines}) from standard input"},
+     .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
+             "each replacing the line W names by its lines ([] deletes it, [\"a\"] changes it, "
+             "[\"a\",\"b\"] puts two lines in its place: repeat the old line first to insert "
+             "after it)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
-     .value_name = "PATH", .help = "read the edits (a JSON list of {witness, lines}) from PATH"},
+     .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
     {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
      .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
      .help = "the largest file (and edits list) accepted (limit.input-too-large)",

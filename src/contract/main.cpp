@@ -138,6 +138,8 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   }
   if (argc == 2 && std::strcmp(argv[1], "skill") == 0)
     return write_plain(tool, ctx, out, skill_text(tool, ad));
+  if (argc == 3 && std::strcmp(argv[1], "skill") == 0 && std::strcmp(argv[2], "contract") == 0)
+    return write_plain(tool, ctx, out, contract_skill());
 
   Parsed p = parse_argv(ctx.argv_, flags, ad.operands);
   if (p.help) return write_plain(tool, ctx, out, help_text(tool, ad));

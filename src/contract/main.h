@@ -102,6 +102,9 @@ void text_errors_to_stderr(std::string_view tool, std::span<const Error> errors)
 std::string help_text(const Tool& tool, const Adapter& a);
 Json introspect(const Tool& tool, const Adapter& a);
 std::string skill_text(const Tool& tool, const Adapter& a);
+// The contract every tool keeps, as one skill (`TOOL skill contract`): answers, exit codes,
+// errors and repairs, --root, pages, changing files.
+std::string contract_skill();
 std::string output_schema(const Tool& tool, const Adapter& a);
 // Every rule the tool can reach: the contract's own (parser, path checks) and the table's.
 std::vector<Rule> rules_of(const Tool& tool, const Adapter& a);

@@ -84,6 +84,14 @@ struct Rule {
   std::string_view when = "";  // empty: the catalogue's sentence
 };
 
+// A worked example: a command line as an agent types it (shell words, starting with the tool's
+// name) and one line of what it shows. Examples appear in --help, introspect and the skill, and
+// a test runs each one on a fixture tree, so none can rot.
+struct Example {
+  std::string_view args;
+  std::string_view shows;
+};
+
 class Context;
 // Renders `value` as text into `out`; a long rendering calls `drain` (when set) between pieces so
 // the output is handed on as it is made (a document's only; a stream's records are short).
@@ -108,6 +116,10 @@ struct Tool {
   std::string_view concurrency = "read-only: it never writes, so any number may run at once";
   TextRenderer text = nullptr;  // --format text: data (document) or one record (stream)
   std::span<const Rule> rules{};
+  // The skill is short enough to read in one go: it names only these flags (space-separated,
+  // the first clause of each one's help) and the examples; --help and introspect have the rest.
+  std::string_view key_flags = "";
+  std::span<const Example> examples{};
 };
 
 // The parts of a flag the untyped core needs.

@@ -269,7 +269,7 @@ def _format_of(args: list[bytes]) -> str | None:
 
 
 def _is_plain_text_request(args: list[bytes]) -> bool:
-    if args in ([b"skill"],):
+    if args in ([b"skill"], [b"skill", b"contract"]):
         return True
     for a in args:
         if a == b"--":
