@@ -69,6 +69,13 @@ constexpr std::string_view kEnd =
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"digest src/main.c notes.txt",
+     "one record per file: its SHA-256 (what --if-sha256 takes) and size"},
+    {"digest --format text notes.txt",
+     "sha256sum's line, for a checksum list"},
+};
+
 const contract::Tool kTool{
     .name = "digest",
     .summary = "Hash files with SHA-256 or SHA-512, streamed in bounded memory: one record per "
@@ -85,6 +92,8 @@ const contract::Tool kTool{
     .end_schema = kEnd,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "algo verify",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -48,9 +48,8 @@ constexpr contract::Flag<Args> kFlags[] = {
              "changing nothing (exit 9)"},
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
-             "each replacing the line W names by its lines ([] deletes it, [\"a\"] changes it, "
-             "[\"a\",\"b\"] puts two lines in its place: repeat the old line first to insert "
-             "after it)"},
+             "each putting its lines in place of the line W names ([] deletes it; to insert, "
+             "repeat that line with the new ones)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
      .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
     {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
@@ -98,6 +97,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"echo '[{\"witness\":\"hc949be\",\"lines\":[]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin --dry-run src/main.c",
+     "deletes the line that witness names; the dry run shows the diff, changing nothing (exit 9)"},
+    {"echo '[{\"witness\":\"h000000\",\"lines\":[\"x\"]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin src/main.c",
+     "precondition.stale-witness with fresh witnesses around it; nothing written"},
+};
+
 const contract::Tool kTool{
     .name = "edit",
     .summary = "Replace, delete or insert lines named by their witnesses, all of a batch or "
@@ -119,6 +125,8 @@ const contract::Tool kTool{
                    "snapshot read under that lock",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "stdin",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -94,6 +94,13 @@ constexpr std::string_view kData =
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"jsonq --pointer /server/port data.json",
+     "the value exactly as the document wrote it, and its kind"},
+    {"jsonq --keys --pointer /regions data.json",
+     "the keys of that object in document order (a key with / is ~1 in a pointer)"},
+};
+
 const contract::Tool kTool{
     .name = "jsonq",
     .summary = "Read one value of a JSON document by RFC 6901 pointer: the value as the document "
@@ -111,6 +118,8 @@ const contract::Tool kTool{
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "pointer keys exists",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -97,6 +97,13 @@ constexpr std::string_view kEnd =
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"list --depth 2",
+     "the tree two levels deep in bytewise order; a link is shown with its target, never entered"},
+    {"list --find mainc",
+     "file paths ranked by a fuzzy match, best first, each with its score"},
+};
+
 const contract::Tool kTool{
     .name = "list",
     .summary = "List the entries beneath directories, depth-first in bytewise order, with kind, "
@@ -114,6 +121,8 @@ const contract::Tool kTool{
     .end_schema = kEnd,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "depth max-entries find",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

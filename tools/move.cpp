@@ -97,6 +97,13 @@ const std::string kSchema =
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"move README.md README.old.md",
+     "renamed; never replaces an existing destination"},
+    {"move --remove --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 notes.txt",
+     "renamed to the tombstone .notes.txt.removed-bab4f8ab; moving it back undoes it"},
+};
+
 const contract::Tool kTool{
     .name = "move",
     .summary =
@@ -120,6 +127,8 @@ const contract::Tool kTool{
         "order); a name created meanwhile by anyone is never replaced",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "remove parents",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -100,6 +100,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"peek --lines 4:6 --witness src/main.c",
+     "lines 4 to 6 with byte offsets and the witnesses edit takes; next says where the rest starts"},
+    {"peek --max-bytes 40 README.md",
+     "stops at the budget with truncated:true and next {\"line\":3}: pass --lines 3: for the rest"},
+};
+
 const contract::Tool kTool{
     .name = "peek",
     .summary = "Read a range of a file: lines with numbers and byte offsets, or bytes, with its "
@@ -114,6 +121,8 @@ const contract::Tool kTool{
     .data_schema = kSchema.text,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "lines bytes max-bytes witness",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -121,6 +121,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"replace --old 'hello, %s' --new 'hi, %s' --dry-run src/main.c",
+     "the diff it would make, changing nothing (exit 9)"},
+    {"replace --old greet --new welcome src/main.c",
+     "found twice, expected once: precondition.count-mismatch with each line, nothing written"},
+};
+
 const contract::Tool kTool{
     .name = "replace",
     .summary = "Replace exact text that occurs the expected number of times, atomically, and "
@@ -144,6 +151,8 @@ const contract::Tool kTool{
                    "snapshot under that lock",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "old new expect all",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

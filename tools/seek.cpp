@@ -45,7 +45,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .short_name = 'i',
      .kind = Kind::Bool,
      .bind = &Args::icase,
-     .help = "fold case: for a literal, ASCII letters only (A-Z = a-z, every other byte "
+     .help = "fold case; for a literal, ASCII letters only (A-Z = a-z, every other byte "
              "exact); with --regex, RE2's Unicode simple case folding"},
     {.name = "word",
      .short_name = 'w',
@@ -180,6 +180,13 @@ constexpr std::string_view kEndSchema =
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"seek --witness greet src",
+     "each match: path, line, byte offset, spans, witness; the end record counts what was skipped"},
+    {"seek --regex --max-count 1 'print[a-z]*'",
+     "the first match only; the end record's next {\"skip\":1} pages on with --skip 1"},
+};
+
 const contract::Tool kTool{
     .name = "seek",
     .summary =
@@ -202,6 +209,8 @@ const contract::Tool kTool{
     .end_schema = kEndSchema,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "regex ignore-case max-count witness",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -88,6 +88,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"skills .",
+     "every valid SKILL.md beneath . with name, description and path, and the invalid ones with their cause"},
+    {"skills --show review .",
+     "the body of the skill named review"},
+};
+
 const contract::Tool kTool{
     .name = "skills",
     .summary = "Find the agent skills (SKILL.md files with YAML front matter) beneath "
@@ -102,6 +109,8 @@ const contract::Tool kTool{
     .data_schema = kSchema.text,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "show",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

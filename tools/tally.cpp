@@ -93,6 +93,13 @@ constexpr std::string_view kData =
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"tally --field 2 --delim ' ' --top 3 app.log",
+     "the three most frequent values of the second field, with their counts"},
+    {"tally app.log",
+     "the most frequent whole lines, total and distinct counts"},
+};
+
 const contract::Tool kTool{
     .name = "tally",
     .summary = "Count distinct lines, or one field of each line, and return the most frequent "
@@ -111,6 +118,8 @@ const contract::Tool kTool{
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "field delim top",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

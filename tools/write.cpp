@@ -157,6 +157,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"echo draft | write --create --stdin todo.md",
+     "creates todo.md; never replaces a file that exists"},
+    {"echo 'first note' | write --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 --stdin --dry-run notes.txt",
+     "the diff it would make, changing nothing (exit 9)"},
+};
+
 const contract::Tool kTool{
     .name = "write",
     .summary =
@@ -184,6 +191,8 @@ const contract::Tool kTool{
         "exactly one wins",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "create stdin parents",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -160,7 +160,21 @@ bool common_area(std::string_view tag) {
 // The first clause of a help text: what a flag does, without the fine print.
 std::string_view first_clause(std::string_view help) {
   size_t k = help.find("; ");
-  return k == std::string_view::npos ? help : help.substr(0, k);
+  if (k == std::string_view::npos) return help;
+  std::string_view cut = help.substr(0, k);
+  // A clause that opens a parenthesis it does not close ends before the parenthesis.
+  if (std::count(cut.begin(), cut.end(), '(') > std::count(cut.begin(), cut.end(), ')'))
+    cut = cut.substr(0, cut.rfind(" ("));
+  return cut;
+}
+
+// The usage line without the flags the contract skill explains once (--root, --format).
+std::string short_usage(std::string_view usage) {
+  std::string u(usage);
+  for (std::string_view drop : {"[--root DIR] ", " [--format json|text]", " [--format ndjson|text]"}) {
+    for (size_t k; (k = u.find(drop)) != std::string::npos;) u.erase(k, drop.size());
+  }
+  return u;
 }
 
 // A YAML double-quoted scalar: a description may hold ": " or start with a quote.
@@ -342,7 +356,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
 std::string skill_text(const Tool& tool, const Adapter& a) {
   std::string n(tool.name);
   std::string s = "---\nname: " + n + "\ndescription: " + yaml_quoted(tool.summary) + "\n---\n\n";
-  s += "`" + std::string(tool.usage) + "`\n\n";
+  s += "`" + short_usage(tool.usage) + "`\n\n";
   std::vector<FlagInfo> all = a.flags;
   for (auto& f : common_flags(tool)) all.push_back(f);
   for (std::string_view rest = tool.key_flags; !rest.empty();) {
@@ -357,18 +371,17 @@ std::string skill_text(const Tool& tool, const Adapter& a) {
     if (sp == std::string_view::npos) break;
     rest.remove_prefix(sp + 1);
   }
-  if (!tool.examples.empty()) s += "\nExamples:\n\n" + example_lines(tool, "    ");
+  if (!tool.examples.empty()) s += "\nExamples:\n" + example_lines(tool, "    ");
   std::string own;
   for (auto& r : rules_of(tool, a)) {
     if (common_area(r.tag)) continue;
     auto row = find_rule(r.tag);
-    own += "- `" + std::string(r.tag) + "` (" + std::to_string(row ? static_cast<int>(row->exit) : 1) +
-           "): " + std::string(rule_when(r)) + "\n";
+    own += std::string(own.empty() ? "" : " · ") + "`" + std::string(r.tag) + "` " +
+           std::to_string(row ? static_cast<int>(row->exit) : 1);
   }
-  if (!own.empty()) s += "\nIts own rules:\n" + own;
-  s += "\nAll flags: `" + n + " --help`; as JSON with the output schema: `" + n +
-       " introspect`. The contract every tack tool keeps (answers, exit codes, repairs, --root, "
-       "pages): `" + n + " skill contract`.\n";
+  if (!own.empty()) s += "\nIts own rules (exit): " + own + "\n";
+  s += "\nMore: `" + n + " --help` (every flag), `" + n + " introspect` (JSON), `" + n +
+       " skill contract` (the contract every tack tool keeps).\n";
   return s;
 }
 

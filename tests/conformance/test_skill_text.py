@@ -50,7 +50,9 @@ def test_tool_skill_names_its_own_rules_and_points_to_the_rest(tool):
     for rule in info["rules"]:
         own = not rule["rule"].startswith(("args.", "path.", "io."))
         assert (f"`{rule['rule']}`" in text) == own, rule["rule"]
-    assert info["usage"] in text
+    usage = info["usage"].replace("[--root DIR] ", "").replace(" [--root DIR]", "")
+    usage = usage.replace(" [--format json|text]", "").replace(" [--format ndjson|text]", "")
+    assert usage in text
     assert f"`{tool} --help`" in text and f"`{tool} introspect`" in text
     assert f"`{tool} skill contract`" in text
     for ex in info["examples"]:
@@ -113,3 +115,58 @@ def test_flag_shaped_unknown_token_keeps_the_nearest_flag_repair(tree):
     r = run("seek", "--root", tree.root, "--wrod", "x")
     assert r.rules == ["args.unknown-flag"]
     assert "--word" in r.errors[0]["repair"]["argv"]
+
+
+# --- worked examples ----------------------------------------------------------------------
+
+SAMPLE = tack.REPO / "demo" / "sample"
+EXAMPLES = [(t, ex["args"], ex["shows"]) for t in TOOLS for ex in tack.introspect(t)["examples"]]
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_tool_has_two_to_four_examples(tool):
+    n = sum(1 for t, _, _ in EXAMPLES if t == tool)
+    assert 2 <= n <= 4, n
+
+
+def _run_example(tmp_path, command):
+    import os
+    import shutil
+    import subprocess
+    tree = tmp_path / "sample"
+    shutil.copytree(SAMPLE, tree, symlinks=True)
+    env = {"PATH": f"{tack.BIN}:/usr/bin:/bin", "LC_ALL": "C"}
+    return subprocess.run(["bash", "-c", command], cwd=tree, env=env, capture_output=True,
+                          timeout=30)
+
+
+@pytest.mark.parametrize("ex", EXAMPLES, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(EXAMPLES)])
+def test_example_runs_and_answers_as_it_says(tmp_path, ex):
+    """Each example, run as an agent would type it on the sample tree (demo/sample), answers
+    as its schema says, and as its line says: a rule it names is the error, else it succeeds."""
+    tool, command, shows = ex
+    words = shlex.split(command)
+    assert tool in words and (words[0] == tool or words[words.index(tool) - 1] == "|"), command
+    p = _run_example(tmp_path, command)
+    assert p.returncode >= 0
+    out = p.stdout.decode()
+    if "--format text" in command:
+        assert p.returncode == 0 and out, p
+        return
+    if tack.introspect(tool)["output"] == "document":
+        docs = [json.loads(out)]
+        errors = docs[0].get("errors", [])
+        ok = docs[0]["ok"]
+    else:
+        docs = [json.loads(line) for line in out.splitlines()]
+        errors = [d["error"] for d in docs if d["type"] == "error"]
+        ok = docs[-1]["type"] == "end" and docs[-1]["ok"]
+    for d in docs:
+        tack.validate(tool, d, f" example {command!r}")
+    named = [r for r in tack.CATALOGUE if r in shows]
+    if named:
+        assert [e["rule"] for e in errors][:1] == named[:1], out
+        assert p.returncode == tack.CATALOGUE[named[0]]
+    else:
+        assert ok, out
+        assert p.returncode == (9 if "--dry-run" in words else 0), out
