@@ -21,6 +21,9 @@ import tack
 from mutation import FLIPPER, MiB, W, litter, read, sha, snapshot
 from tack import SECRET, run
 
+MARK = b"\xef\xbb\xbf"  # a UTF-8 BOM
+
+
 def raw_lines(content: bytes) -> list:
     """(text, has_newline) per line, '\\r' kept."""
     out, i = [], 0
@@ -35,14 +38,16 @@ def raw_lines(content: bytes) -> list:
 
 
 def apply_diff(old: bytes, diff: dict) -> bytes:
-    """The new bytes from the old ones and the JSON diff, under the eol policy it names."""
-    def raw(line, crlf):
-        t = tack.tob(line["text"])
+    """The new bytes from the old ones and the JSON diff, under the eol and BOM policy it
+    names (line 1 of a side with a BOM is shown without it)."""
+    def raw(line, crlf, bom):
+        t = (MARK if bom else b"") + tack.tob(line["text"])
         if line.get("no_newline"):
             return t
         return t + (b"\r\n" if crlf else b"\n")
 
     old_crlf, new_crlf = diff["old_eol"] == "crlf", diff["new_eol"] == "crlf"
+    old_bom, new_bom = diff["old_bom"], diff["new_bom"]
     a = raw_lines(old)
     out, i = [], 0
     for h in diff["hunks"]:
@@ -53,13 +58,16 @@ def apply_diff(old: bytes, diff: dict) -> bytes:
             i += 1
         n_old = n_new = 0
         for line in h["lines"]:
+            new_first = new_bom and not out  # the line would be line 1 of the new file
             if line["op"] == "+":
-                out.append(raw(line, new_crlf))
+                out.append(raw(line, new_crlf, new_first))
                 n_new += 1
                 continue
             have = a[i][0] + (b"\n" if a[i][1] else b"")
-            assert raw(line, old_crlf if line["op"] == "-" else new_crlf) == have, (line, have)
-            if line["op"] == " ":
+            if line["op"] == "-":
+                assert raw(line, old_crlf, old_bom and i == 0) == have, (line, have)
+            else:
+                assert raw(line, new_crlf, new_first) == have, (line, have)
                 out.append(have)
                 n_new += 1
             n_old += 1
@@ -178,8 +186,11 @@ def test_crlf_is_shown_under_the_policy_and_bom_kept(tree):
     assert diff["old_eol"] == diff["new_eol"] == "crlf"
     assert [l["text"] for l in diff["hunks"][0]["lines"]] == ["one", "two", "2", "three"]
     r = W(tree, "--if-sha256", sha(tack.BOM), "--stdin", "bom.txt", stdin=tack.BOM + b"third\n")
-    assert read(tree.p("bom.txt")).startswith(b"\xef\xbb\xbf")
-    assert r.data["diff"]["hunks"][0]["lines"][0]["text"] == "\ufeffwith bom"
+    assert read(tree.p("bom.txt")) == tack.BOM + b"third\n"
+    # The BOM is named, not shown as part of line 1 (peek shows line 1 so).
+    diff = r.data["diff"]
+    assert diff["old_bom"] is diff["new_bom"] is True
+    assert diff["hunks"][0]["lines"][0] == {"op": " ", "text": "with bom"}
 
 
 def test_missing_final_newline_is_marked(tree):
