@@ -560,7 +560,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   opt.max_lines = a.max_diff_lines;
   if (!changed)
     return answer(a, place, ctx, false, applied.already, 0, before, before, total,
-                  std::move(text::DiffBuilder(opt)).finish(eol, eol));
+                  std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
   // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
   // now stale) answers already_applied above rather than a mismatch.
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
@@ -654,12 +654,14 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   Check check2;
   os::Sha after_hash;
   text::EolTally new_eols;
+  std::string new_head;  // the first bytes written: whether the new file has a BOM
   uint64_t new_size = 0;
   std::optional<contract::Error> write_error;
   auto emit = [&](std::string_view piece) {
     if (piece.empty() || write_error) return;
     after_hash.update(piece);
     new_eols.add(piece);
+    if (new_head.size() < 3) new_head += piece.substr(0, 3 - new_head.size());
     new_size += piece.size();
     if (tmp) write_error = tmp->write(piece);
   };
@@ -690,7 +692,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
     return fail(changed_meanwhile(a));
   const std::string after = after_hash.hex();
   Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
-                     std::move(diff).finish(eol, new_eols.result()));
+                     std::move(diff).finish(eol, new_eols.result(), bom, text::has_bom(new_head)));
   if (tmp)
     if (auto err = tmp->commit()) return fail(std::move(*err));
   return data;
