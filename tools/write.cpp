@@ -190,7 +190,7 @@ constexpr contract::Example kExamples[] = {
     {"echo draft | write --create --stdin todo.md",
      "creates todo.md; never replaces a file that exists"},
     {"echo 'first note' | write --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 --stdin --dry-run notes.txt",
-     "the diff it would make, changing nothing (exit 9)"},
+     "the diff, kept in the file's CRLF; nothing written (exit 9)"},
 };
 
 const contract::Tool kTool{
@@ -220,7 +220,7 @@ const contract::Tool kTool{
         "exactly one wins",
     .text = render_text,
     .rules = kRules,
-    .key_flags = "create stdin parents",
+    .key_flags = "create stdin",
     .examples = kExamples,
 };
 
