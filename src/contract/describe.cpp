@@ -287,6 +287,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
                            {"value_name", f.value_name.empty() ? Json() : Json(f.value_name)},
                            {"default", f.fallback.empty() ? Json() : Json(f.fallback)},
                            {"ceiling", f.ceiling ? Json(f.ceiling) : Json()},
+                           {"floor", f.kind == Kind::Nat ? Json(f.floor) : Json()},
                            {"help", f.help}});
     j.set("choices", split(f.choices, '|'));
     j.set("excludes", split(f.excludes, ' '));
