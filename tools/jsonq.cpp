@@ -525,10 +525,12 @@ struct Query {
         od::field field;
         if (std::move(f).get(field)) return stop();
         size_t at = static_cast<size_t>(field.key().raw() - doc.data());
-        store.clear();
+        if (!store.empty()) store.clear();
         std::string_view key = text::json_key(doc, at, store);
         if (key != name) {
-          if (!probe && alternates.size() < kMaxAlternates)
+          // A key the pointer spells unescaped is longer than the token and holds '/' or '~'.
+          if (!probe && alternates.size() < kMaxAlternates && key.size() > name.size() &&
+              key.find_first_of("/~") != std::string_view::npos)
             if (auto p = text::respell_key(pointer, tokens, i, key))
               alternates.push_back(
                   {std::string(key),
