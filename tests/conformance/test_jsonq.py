@@ -5,7 +5,10 @@ numbers, 1e400, empty keys, keys with / and ~, random whitespace): values byte f
 the document's own compact text and semantically against `jq -c getpath(P)` (numbers compared
 as jq holds them, doubles clamped to the largest finite one), --keys against keys_unsorted,
 --length against length, --type against type; misses against a Python model of the document
-(the longest prefix that resolved, the first token that did not). The validity verdict against
+(the longest prefix that resolved, the first token that did not); every answer's offset and
+line against where the node's own text starts. Documents with repeated keys against a model
+that follows the first copy: query.duplicate-key exactly where the path is ambiguous, naming
+the shallowest repeat, and jq's answer everywhere else. The validity verdict against
 Python's strict json module on mutated documents, with the error offset never before the
 mutated byte and a truncated document always ending "unexpected-end" exactly at its end. M3:
 every declared rule reached, every retry executed (tack.run) and clearing its rule. And the
