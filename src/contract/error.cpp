@@ -52,6 +52,7 @@ constexpr std::array kCatalogue = {
     CatalogueRow{"query.wrong-kind", E::PreconditionFailed, "the value is not of the kind the query needs"},
     CatalogueRow{"query.unsupported-syntax", E::InvalidArgs, "a query in a syntax the tool does not take"},
     CatalogueRow{"query.bad-pattern", E::InvalidArgs, "a pattern that does not compile"},
+    CatalogueRow{"query.duplicate-key", E::PreconditionFailed, "the path runs through a key its object writes more than once"},
 };
 
 }  // namespace
