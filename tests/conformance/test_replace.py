@@ -768,3 +768,22 @@ def test_two_racing_writers_of_the_same_files_never_mix(tree):
         mark = b"AB"[won[0]:won[0] + 1] + b" ="
         for n in names:
             assert read(tree, n) == FILES[n].replace(b"x =", mark), (i, n)
+
+
+@pytest.mark.slow
+def test_peak_rss_of_several_files_is_that_of_one(tree, big_replace_files):
+    """Several files are checked, then written, one at a time: the peak is one file's streamed
+    edit (its window, occurrences and changed regions), not the sum of the files."""
+    d, files = big_replace_files
+    content = files[(64, b"\n")]
+    names = [f"many{i}.txt" for i in range(3)]
+    for n in names:
+        (d / n).write_bytes(content)
+    base = [tack.bin_path(T), "--root", d, "--max-bytes", str(256 * MiB), "--old",
+            "NEEDLE_UNIQUE", "--new", "NEEDLE_CHANGED"]
+    one = _peak_rss_kib(base + [names[0]])
+    (d / names[0]).write_bytes(content)
+    many = _peak_rss_kib(base + names)
+    for n in names:
+        assert (d / n).read_bytes() == content.replace(b"NEEDLE_UNIQUE", b"NEEDLE_CHANGED")
+    assert many < REPLACE_RSS_BOUND_KIB and many <= 1.5 * one, (one, many)
