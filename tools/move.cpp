@@ -78,6 +78,8 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
+    {"args.conflict", Repairable::Never,
+     "--remove with --parents, not one --if-sha256 per PATH, or a PATH named twice"},
     {"args.too-many-operands", Repairable::Never, "a move takes PATH NEWPATH"},
     {"path.bad-name", Repairable::Never, "NEWPATH is PATH or lies inside it"},
     {"io.is-a-directory", Repairable::Never, "--if-sha256 or --remove names a directory"},

@@ -119,6 +119,9 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
+    {"args.bad-value", Repairable::Sometimes},
+    {"args.conflict", Repairable::Sometimes,
+     "flags that exclude each other, --if-sha256 not one per PATH, or a PATH named twice"},
     {"args.required-flag"},
     {"io.is-a-directory"},
     {"io.read-failed"},
