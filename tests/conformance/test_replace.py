@@ -787,3 +787,29 @@ def test_peak_rss_of_several_files_is_that_of_one(tree, big_replace_files):
     for n in names:
         assert (d / n).read_bytes() == content.replace(b"NEEDLE_UNIQUE", b"NEEDLE_CHANGED")
     assert many < REPLACE_RSS_BOUND_KIB and many <= 1.5 * one, (one, many)
+
+
+def test_argument_errors_of_several_files_are_all_collected_before_anything_is_read(tree):
+    names = _files(tree)
+    before = tack_snapshot(tree.root)
+    r = run(T, "--root", tree.root, "--old", "x", "--new", "y", "--if-sha256", "xyz",
+            "--if-sha256", "0" * 64, *names, "f1.txt", wrap=["strace", "-f", "-qq", "-o",
+                                                             str(tree.outside / "trace"),
+                                                             "-e", "trace=openat,openat2"])
+    assert r.rules == ["args.bad-value", "args.conflict", "args.conflict"]
+    assert r.errors[2]["detail"]["path"] == "f1.txt"
+    opened = (tree.outside / "trace").read_text()
+    assert not any(n in opened for n in FILES), "a file was opened before the arguments passed"
+    assert tack_snapshot(tree.root) == before
+
+
+def test_stdin_that_is_a_directory_is_refused(tree):
+    d = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        p = subprocess.run([tack.bin_path(T), "--root", str(tree.root), "--stdin", "plain.txt"],
+                           stdin=d, capture_output=True, timeout=30)
+    finally:
+        os.close(d)
+    doc = tack.check_output(T, [b"--stdin", b"plain.txt"], p.returncode, p.stdout, p.stderr)
+    assert doc["errors"][0]["rule"] == "io.is-a-directory"
+    assert read(tree, "plain.txt") == tack.PLAIN
