@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <tuple>
 
 #include "contract/main.h"
 #include "os/atomic.h"
@@ -333,8 +334,32 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
     }
   }
 
+  // Two spellings of one name (an absolute and a relative path without --root) would be
+  // checked twice and renamed once: refused as a path named twice, before anything is hashed.
+  // (Two hard links are two names: each is removed.)
+  using Id = std::tuple<dev_t, ino_t, std::string>;
+  std::vector<std::pair<Id, const Item*>> seen;
+  bool twice = false;
   for (Item& it : items) {
-    if (it.error) continue;
+    if (!it.from) continue;
+    Id id{it.from->dir_st.st_dev, it.from->dir_st.st_ino, it.from->name};
+    const auto first =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
+    if (first == seen.end()) {
+      seen.emplace_back(std::move(id), &it);
+      continue;
+    }
+    contract::Error e = contract::make_error(
+        "args.conflict",
+        "'" + contract::printable(it.path) + "' is '" + contract::printable(first->second->path) +
+            "' again.",
+        Json::object({{"path", Json::bytes(it.path)}, {"same_as", Json::bytes(first->second->path)}}));
+    e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
+    it.error = std::move(e);
+    twice = true;
+  }
+  for (Item& it : items) {
+    if (it.error || twice) continue;
     auto src = os::look(*it.from);
     if (auto* e = std::get_if<contract::Error>(&src)) {
       it.error = std::move(*e);
@@ -410,11 +435,13 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
         {{"files", std::move(files)}, {"files_changed", changed}, {"files_written", written}});
   };
   bool refused = false;
-  for (Item& it : items)
+  for (Item& it : items) {
+    it.refused = twice;  // then nothing was checked
     if (it.error) {
       refused = it.refused = true;
       ctx.error(std::move(*it.error));
     }
+  }
   if (refused) return answer();  // the paths that passed their check; none renamed
   if (a.dry_run) {
     Json planned = Json::array();

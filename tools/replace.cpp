@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "contract/main.h"
 #include "os/atomic.h"
@@ -1049,8 +1050,34 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
       held.push_back(std::move(std::get<os::DirLock>(locked)));
     }
   }
+  // Two spellings of one name (an absolute and a relative path without --root) would be
+  // checked twice against the same bytes and the second write would then find the first's:
+  // refused as a path named twice, and then nothing is read. (Two hard links are two names:
+  // each is replaced, as one call each would.)
+  using Id = std::tuple<dev_t, ino_t, std::string>;
+  std::vector<std::pair<Id, const Item*>> seen;
+  bool twice = false;
   for (Item& it : items) {
     if (!it.place) continue;
+    Id id{it.place->dir_st.st_dev, it.place->dir_st.st_ino, it.place->name};
+    const auto first =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
+    if (first == seen.end()) {
+      seen.emplace_back(std::move(id), &it);
+      continue;
+    }
+    const std::string& other = first->second->job.path;
+    contract::Error e = contract::make_error(
+        "args.conflict",
+        "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
+            "' again.",
+        Json::object({{"path", Json::bytes(it.job.path)}, {"same_as", Json::bytes(other)}}));
+    e.repair = contract::Repair::none("name each file once");
+    it.errors.push_back(std::move(e));
+    twice = true;
+  }
+  for (Item& it : items) {
+    if (!it.place || twice) continue;
     auto opened = open_target(*it.place, it.job.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) {
       it.errors.push_back(std::move(*e));

@@ -560,3 +560,17 @@ def test_remove_several_two_racing_removers(tree):
         for name, content in THREE.items():
             assert not os.path.lexists(tree.p(name))
             os.rename(tree.p(_tomb(name, content)), tree.p(name))
+
+
+def test_remove_one_name_spelled_two_ways_is_refused_hard_links_are_two_names(tree):
+    tree.write("r1.txt", b"one\n")
+    h = sha(b"one\n")
+    before = snapshot(tree.root)
+    r = run("move", "--remove", "--if-sha256", h, "--if-sha256", h, "r1.txt", tree.p("r1.txt"),
+            cwd=tree.root)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["same_as"] == "r1.txt"
+    assert r.data["files"] == [] and snapshot(tree.root) == before
+    os.link(tree.p("r1.txt"), tree.p("hard.txt"))
+    r = M(tree, "--remove", "--if-sha256", h, "--if-sha256", h, "r1.txt", "hard.txt")
+    assert r.exit == 0 and r.data["files_written"] == 2
+    assert not os.path.exists(tree.p("r1.txt")) and not os.path.exists(tree.p("hard.txt"))

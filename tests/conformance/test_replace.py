@@ -813,3 +813,15 @@ def test_stdin_that_is_a_directory_is_refused(tree):
     doc = tack.check_output(T, [b"--stdin", b"plain.txt"], p.returncode, p.stdout, p.stderr)
     assert doc["errors"][0]["rule"] == "io.is-a-directory"
     assert read(tree, "plain.txt") == tack.PLAIN
+
+
+def test_one_name_spelled_two_ways_without_root_is_refused_hard_links_are_two_names(tree):
+    names = _files(tree)
+    before = _hashes(tree)
+    r = run(T, "--all", "--old", "x =", "--new", "z =", "f1.txt", tree.p("f1.txt"), cwd=tree.root)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["same_as"] == "f1.txt"
+    assert r.data["files"] == [] and _hashes(tree) == before
+    os.link(tree.p("f1.txt"), tree.p("hard.txt"))
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", "f1.txt", "hard.txt", names[2])
+    assert r.exit == 0 and r.data["files_written"] == 3
+    assert read(tree, "hard.txt") == read(tree, "f1.txt") == FILES["f1.txt"].replace(b"x =", b"z =")
