@@ -349,11 +349,12 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
       seen.emplace_back(std::move(id), &it);
       continue;
     }
-    contract::Error e = contract::make_error(
-        "args.conflict",
-        "'" + contract::printable(it.path) + "' is '" + contract::printable(first->second->path) +
-            "' again.",
-        Json::object({{"path", Json::bytes(it.path)}, {"same_as", Json::bytes(first->second->path)}}));
+    contract::Error e =
+        contract::make_error("args.conflict",
+                             "'" + contract::printable(it.path) + "' is '" +
+                                 contract::printable(first->second->path) + "' again.",
+                             Json::object({{"path", Json::bytes(it.path)},
+                                           {"same_as", Json::bytes(first->second->path)}}));
     e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
     it.error = std::move(e);
     twice = true;
