@@ -144,11 +144,13 @@ TEST(ContractParse, TooManyOperands) {
   Parsed p = parse_ops({"t", "a", "b", "c"}, {op("A", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "b");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 1u);  // how many the tool takes
   p = parse_ops({"t", "a"}, {});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   p = parse_ops({"t", "a", "b", "c"}, {op("A", 0, 1), op("B", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "c");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 2u);
 }
 
 TEST(ContractParse, OperandDistribution) {
