@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 
@@ -13,8 +14,11 @@
 namespace os {
 namespace {
 
+std::atomic<bool> g_no_proc{false};
+
 // The name the kernel gives the open file: its absolute path as resolved, links followed.
 std::optional<std::string> fd_name(int fd) {
+  if (g_no_proc) return std::nullopt;
   std::string proc = "/proc/self/fd/" + std::to_string(fd);
   std::string buf(PATH_MAX, '\0');
   for (;;) {
@@ -50,6 +54,10 @@ bool has_link_component(std::string_view spelled) {
 }
 
 }  // namespace
+
+void force_no_proc_for_tests(bool on) {
+  g_no_proc = on;
+}
 
 std::optional<std::string> link_target(int fd, std::string_view spelled) {
   if (spelled.empty() || spelled.find('\0') != std::string_view::npos) return std::nullopt;

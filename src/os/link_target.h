@@ -20,4 +20,8 @@ namespace os {
 // No open and no write: it works under a read-only Landlock and seccomp profile.
 std::optional<std::string> link_target(int fd, std::string_view spelled);
 
+// Makes link_target take the way it takes without /proc, so the unit tests can hold both ways
+// to the same answers.
+void force_no_proc_for_tests(bool on);
+
 }  // namespace os

@@ -93,6 +93,20 @@ TEST(OsLinkTarget, ARelativeLinkAndARelativeSpelling) {
   fs::current_path(was);
 }
 
+// Without /proc: the components are looked at, and realpath says where they led.
+TEST(OsLinkTarget, TheSameAnswersWithoutProc) {
+  Tree t;
+  std::string top = t.top.string();
+  os::force_no_proc_for_tests(true);
+  EXPECT_EQ(through(top + "/real/f.txt"), std::nullopt);
+  EXPECT_EQ(through(top + "//real/./sub/../f.txt"), std::nullopt);
+  EXPECT_EQ(through(top + "/dirlink/f.txt"), top + "/real/f.txt");
+  EXPECT_EQ(through(top + "/chain3"), top + "/real/f.txt");
+  EXPECT_EQ(through(top + "/rel/../f.txt"), top + "/real/f.txt");
+  EXPECT_EQ(through(top + "/real/up/o.txt"), top + "/other/o.txt");
+  os::force_no_proc_for_tests(false);
+}
+
 TEST(OsLinkTarget, ADeletedFileIsNotALink) {
   Tree t;
   std::string path = (t.top / "real" / "f.txt").string();
