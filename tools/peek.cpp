@@ -446,7 +446,8 @@ Json read_one(const Args& a, const std::string& path, Call& call, contract::Cont
       e.repair = contract::Repair::retry(
           call.several ? ctx.argv_with_flag_for_operand(call.index, "max-line-bytes", cap_needed)
                        : ctx.argv_with_flag("max-line-bytes", cap_needed));
-      e.hint = "retry with --max-line-bytes " + cap_needed + ".";
+      e.hint = std::string(call.several ? "retry this file alone" : "retry") +
+               " with --max-line-bytes " + cap_needed + ".";
     } else {
       e.repair = contract::Repair::none("the line is longer than the ceiling; read it in pieces with --bytes");
       e.hint = "read the line in pieces with --bytes.";
@@ -468,7 +469,8 @@ Json run(const Args& a, contract::Context& ctx) {
     size_t before = ctx.errors().size();
     Json one = read_one(a, a.paths[i], call, ctx);
     if (one.is_null() && ctx.errors().size() > before)
-      one = Json::object({{"path", Json::bytes(a.paths[i])}, {"error", ctx.errors()[before].to_json()}});
+      one = Json::object(
+          {{"path", Json::bytes(a.paths[i])}, {"error", ctx.errors()[before].to_json()}});
     files.push(std::move(one));
   }
   return Json::object({{"files", std::move(files)}});

@@ -709,6 +709,7 @@ def test_several_files_line_too_long_in_the_second_with_its_retry(tree):
         argv = [tob(x) for x in e["repair"]["argv"]]
         assert name.encode() in argv and f"--max-line-bytes={cap}".encode() in argv
         assert not {b"plain.txt", b"long.txt", b"longer.txt"} - {name.encode()} & set(argv)
+        assert e["hint"] == f"retry this file alone with --max-line-bytes {cap}."
     assert [a.exit for a in r.retried] == [0, 0]
     assert r.retried[0].data["path"] == "long.txt" and r.retried[0].lines[2]["text"] == "L" * 5006
     assert r.retried[1].data["path"] == "longer.txt"
