@@ -56,6 +56,20 @@ std::vector<std::string> Context::argv_with_flag(std::string_view flag, std::str
   return a;
 }
 
+std::vector<std::string> Context::argv_with_flag_for_operand(size_t k, std::string_view flag,
+                                                             std::string value) const {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < argv_.size(); ++i) {
+    bool other = false;
+    for (size_t j = 0; j < operand_tokens_.size(); ++j)
+      other = other || (j != k && operand_tokens_[j] == i);
+    if (!other) kept.push_back(argv_[i]);
+  }
+  std::vector<std::string> a = remove_flag(kept, flags_, flag);
+  a.insert(a.begin() + 1, "--" + std::string(flag) + "=" + value);
+  return a;
+}
+
 namespace {
 
 void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
@@ -205,6 +219,7 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   for (auto& [idx, v] : p.values)
     if (idx < ad.flags.size()) ad.set_flag(idx, v);
   for (auto& op : p.operands) ad.set_operand(op.spec, op.value);
+  for (auto& op : p.operands) ctx.operand_tokens_.push_back(op.token);
   ad.check(errors, ctx);
 
   auto fail_all = [&]() {

@@ -57,6 +57,10 @@ class Context {
   // Repairs: the invocation as given with one thing changed, so it runs as it stands.
   std::vector<std::string> argv_with_token(size_t index, std::string token) const;
   std::vector<std::string> argv_with_flag(std::string_view flag, std::string value) const;
+  // The same for one input of several: of the operands only the k-th is kept, so the retry
+  // clears that input's error without meeting the others'.
+  std::vector<std::string> argv_with_flag_for_operand(size_t k, std::string_view flag,
+                                                      std::string value) const;
 
   // Set up by main before run().
   Format format_ = Format::Json;
@@ -64,6 +68,7 @@ class Context {
   int root_fd_ = -1;
   std::set<std::string> given_;
   std::vector<std::string> argv_;
+  std::vector<size_t> operand_tokens_;  // argv index of each operand, in order
   std::vector<FlagInfo> flags_;  // the tool's and the common ones
   bool dry_run_ = false;
   Json planned_;

@@ -367,6 +367,9 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
   if (next < positional.size() && !missing) {
     Error e = make_error("args.too-many-operands", "too many operands: " + printable(positional[next].first) + " is one more than the tool takes.");
     e.detail.set("operand", Json::bytes(positional[next].first));
+    size_t most = 0;  // every operand is bounded here, or none would be one too many
+    for (auto& o : operands) most = o.max == kMany ? kMany : most + o.max;
+    e.detail.set("max", most);
     p.errors.push_back(std::move(e));
   }
   return p;

@@ -144,11 +144,13 @@ TEST(ContractParse, TooManyOperands) {
   Parsed p = parse_ops({"t", "a", "b", "c"}, {op("A", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "b");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 1u);  // how many the tool takes
   p = parse_ops({"t", "a"}, {});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   p = parse_ops({"t", "a", "b", "c"}, {op("A", 0, 1), op("B", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "c");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 2u);
 }
 
 TEST(ContractParse, OperandDistribution) {
@@ -287,6 +289,35 @@ TEST(ContractParse, RemoveFlagInsideACluster) {
   Parsed p = parse(out);
   EXPECT_EQ(value_of(p, kCount), nullptr) << "still there: " << ::testing::PrintToString(out);
   EXPECT_NE(value_of(p, kIgnoreCase), nullptr) << ::testing::PrintToString(out);
+}
+
+// ---------------------------------------------------------------- one operand's retry
+
+// Context::argv_with_flag_for_operand: the flag set once, and of the operands only the k-th,
+// wherever the others sat (before or after "--", next to flags and their values).
+Argv for_operand(const Argv& argv, size_t k, std::string_view flag, std::string value) {
+  Parsed p = parse(argv);
+  EXPECT_TRUE(p.errors.empty()) << errors_dump(p);
+  static constexpr contract::Tool kT{.name = "t"};
+  contract::Out out(-1);
+  contract::Context ctx(kT, out);
+  ctx.argv_ = argv;
+  ctx.flags_ = flags();
+  for (auto& op : p.operands) ctx.operand_tokens_.push_back(op.token);
+  return ctx.argv_with_flag_for_operand(k, flag, std::move(value));
+}
+
+TEST(ContractParse, ArgvForOneOperand) {
+  Argv argv = {"t", "pat", "-n", "5", "a", "--word", "b", "c"};
+  EXPECT_EQ(for_operand(argv, 2, "count", "9"), (Argv{"t", "--count=9", "--word", "b"}));
+  EXPECT_EQ(for_operand(argv, 0, "count", "9"), (Argv{"t", "--count=9", "pat", "--word"}));
+  // Operands after "--" that look like flags stay operands, and the "--" stays.
+  argv = {"t", "--count", "5", "--", "pat", "--count", "b"};
+  EXPECT_EQ(for_operand(argv, 1, "count", "9"), (Argv{"t", "--count=9", "--", "--count"}));
+  EXPECT_EQ(for_operand(argv, 2, "count", "9"), (Argv{"t", "--count=9", "--", "b"}));
+  // A flag's value that looks like an operand is not one.
+  argv = {"t", "-o", "a", "pat", "b"};
+  EXPECT_EQ(for_operand(argv, 1, "word", "x"), (Argv{"t", "--word=x", "-o", "a", "b"}));
 }
 
 // ---------------------------------------------------------------- edit_distance
