@@ -296,9 +296,10 @@ Json run_check(const Args& a, contract::Context& ctx) {
   uint64_t files = 0, bytes = 0, errors = 0, entries = 0, passed = 0, mismatched = 0,
            unreadable = 0, malformed = 0;
   Json failed = Json::array();
+  // A list may hold any number of failing entries: each error is written, none kept.
   auto fail = [&](contract::Error e) {
     ++errors;
-    ctx.error(std::move(e));
+    ctx.error_streamed(std::move(e));
   };
   auto opened = os::open_read(ctx.root_fd(), list, os::Want::File, list);
   auto* open_error = std::get_if<contract::Error>(&opened);

@@ -904,3 +904,28 @@ def test_check_same_bytes_in_every_sink(tree):
         seen = {tack.run_sink(argv, sink, env={"PATH": "/usr/bin"}, cwd="/")
                 for sink in tack.SINKS}
         assert len(seen) == 1, seen
+
+
+@pytest.mark.slow
+def test_check_peak_rss_is_flat_in_the_list_length(tmp_path):
+    """A list of 100 000 entries (half failing, so the failed names and error records run up
+    to their caps) costs what a list of 1 000 does."""
+    (tmp_path / "f").write_bytes(b"x")
+    ok = hashlib.sha256(b"x").hexdigest()
+    for n in (1000, 100_000):
+        with open(tmp_path / f"l{n}", "wb") as f:
+            for i in range(n):
+                f.write(f"{ok if i % 2 else '0' * 64}  {'f' if i % 4 else f'gone{i}'}\n".encode())
+    launcher = str(tack.BIN.parent / "support" / "maxrss")
+    rss = {}
+    for n in (1000, 100_000):
+        p = subprocess.run([launcher, tack.bin_path("digest"), "--root", str(tmp_path), "--check",
+                            f"l{n}"], capture_output=True, timeout=300)
+        assert p.returncode == 3, p  # the first entry names a missing file
+        rss[n] = int(p.stdout.split()[-1])
+    assert rss[100_000] <= 1.5 * rss[1000], rss
+    r = run("digest", "--root", tmp_path, "--check", "l100000", timeout=300)
+    e = r.json[-1]
+    assert (e["entries"], e["passed"], e["mismatched"], e["unreadable"]) == \
+        (100_000, 50_000, 25_000, 25_000)
+    assert len(e["failed"]) == 100
