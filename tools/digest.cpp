@@ -63,6 +63,7 @@ constexpr contract::Rule kRules[] = {
     {"args.missing-operand", Repairable::Never, "neither a PATH nor --check was given"},
     {"io.is-a-directory"},
     {"io.read-failed"},
+    {"path.bad-name", Repairable::Never, "a name in the --check list holds a NUL byte"},
     {"parse.checksum-line", Repairable::Never,
      "a line of the --check list is not HEX, two spaces (or space and *), NAME"},
     {"precondition.hash-failed"},

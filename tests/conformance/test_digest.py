@@ -430,15 +430,17 @@ def test_check_names_are_confined_per_entry_and_never_followed(tree):
     lines = [f"{secret}  ../outside/secret.txt", f"{secret}  {tree.outside}/secret.txt",
              f"{sha(tack.PLAIN)}  {tree.root}/plain.txt", f"{secret}  link_out_file",
              f"{secret}  fifo", f"{secret}  dir/../../outside/secret.txt",
-             f"{sha(tack.PLAIN)}  dir/../plain.txt", f"{sha(tack.PLAIN)}  plain.txt"]
+             f"{sha(tack.PLAIN)}  dir/../plain.txt", f"{sha(tack.PLAIN)}  plain\0.txt",
+             f"{secret}  {'a/' * 2049}", f"{sha(tack.PLAIN)}  plain.txt"]
     tree.write("confine.sums", "\n".join(lines).encode() + b"\n")
     t = time.monotonic()
     r = run("digest", "--root", tree.root, "--check", "confine.sums", timeout=10)
     assert time.monotonic() - t < 10
     assert r.rules == ["path.dotdot", "path.outside-root", "path.absolute", "path.symlink",
-                       "io.special-file", "path.dotdot", "path.dotdot"]
+                       "io.special-file", "path.dotdot", "path.dotdot", "path.bad-name",
+                       "path.too-long"]
     assert r.exit == 2
-    assert [c["verdict"] for c in checks(r)] == ["error"] * 7 + ["ok"]
+    assert [c["verdict"] for c in checks(r)] == ["error"] * 9 + ["ok"]
     for c in checks(r):
         assert c["actual"] != secret
     for e in r.errors:
@@ -567,6 +569,7 @@ FIXTURES = [
     ("path.dotdot", [R, "--check", "dotdot.sums"], {}),
     ("path.symlink", [R, "--check", "link.sums"], {}),
     ("io.is-a-directory", [R, "--check", "dir.sums"], {}),
+    ("path.bad-name", [R, "--check", "nul.sums"], {}),
     ("parse.checksum-line", [R, "--check", "bad.sums"], {}),
     ("parse.checksum-line", [R, "--algo", "sha512", "--check", "good.sums"], {}),
     ("precondition.no-match", [R, "--check", "empty.txt"], {}),
@@ -580,6 +583,7 @@ LISTS = {
     "link.sums": "0" * 64 + "  link_out_file\n",
     "dir.sums": "0" * 64 + "  dir\n",
     "bad.sums": "not a checksum line\n",
+    "nul.sums": "0" * 64 + "  plain\0.txt\n",
 }
 
 
