@@ -404,7 +404,7 @@ Json run_check(const Args& a, contract::Context& ctx) {
   if (open_error) {
   } else if (reader.error() != 0) {
     contract::Error e = os::errno_error(reader.error(), list, "read");
-    e.detail.set("line", number);
+    e.detail.set("lines", number);  // the lines read, and checked, before the read failed
     fail(std::move(e));
   } else if (entries == 0 && malformed == 0 && !ctx.output_failed()) {
     contract::Error e = contract::make_error(

@@ -497,6 +497,12 @@ def test_check_text_mode(tree):
     assert t.out == b"plain.txt: OK\nplain.txt: FAILED\nmissing.txt: FAILED open or read\n"
     assert [l.split(b": ")[1] for l in t.err.splitlines()] == \
         [b"precondition.hash-failed", b"io.not-found", b"parse.checksum-line"]
+    # a name with \r is escaped as one with \n is, so the line stays whole on a terminal
+    # (sha256sum -c 9.1 escapes only for \n)
+    tree.write(b"c\rr", b"c")
+    tree.write("cr.sums", b"\\" + sha(b"c").encode() + b"  c\\rr\n")
+    t = run("digest", "--root", tree.root, "--format", "text", "--check", "cr.sums")
+    assert t.exit == 0 and t.out == b"\\c\\rr: OK\n"
 
 
 def test_check_argument_conflicts(tree):
@@ -570,6 +576,7 @@ FIXTURES = [
     ("path.symlink", [R, "--check", "link.sums"], {}),
     ("io.is-a-directory", [R, "--check", "dir.sums"], {}),
     ("path.bad-name", [R, "--check", "nul.sums"], {}),
+    ("io.read-failed", ["--check", "/proc/self/mem"], {}),
     ("parse.checksum-line", [R, "--check", "bad.sums"], {}),
     ("parse.checksum-line", [R, "--algo", "sha512", "--check", "good.sums"], {}),
     ("precondition.no-match", [R, "--check", "empty.txt"], {}),
