@@ -47,6 +47,7 @@ constexpr std::array kCatalogue = {
     CatalogueRow{"conflict.exists", E::Conflict, "the name already exists"},
     CatalogueRow{"conflict.locked", E::Conflict, "another tack writer holds the lock"},
     CatalogueRow{"parse.json", E::PreconditionFailed, "the input is not valid JSON"},
+    CatalogueRow{"parse.checksum-line", E::PreconditionFailed, "a line of a checksum list is not HEX  NAME"},
     CatalogueRow{"query.bad-pointer", E::InvalidArgs, "a malformed JSON pointer"},
     CatalogueRow{"query.no-such-path", E::NotFound, "the pointer names nothing in the document"},
     CatalogueRow{"query.wrong-kind", E::PreconditionFailed, "the value is not of the kind the query needs"},

@@ -33,6 +33,17 @@ void Context::error(Error e) {
   errors_.push_back(std::move(e));
 }
 
+void Context::error_streamed(Error e) {
+  if (errors_.empty() || tool_.output != Output::Stream) return error(std::move(e));
+  if (format_ == Format::Json) {
+    JsonWriter w(out_.buffer());
+    Json::object({{"type", "error"}, {"error", e.to_json()}}).write(w);
+    commit();
+  } else {
+    text_errors_to_stderr(tool_.name, std::span<const Error>(&e, 1));
+  }
+}
+
 void Context::record(const Json& rec) {
   if (format_ == Format::Json) {
     JsonWriter w(out_.buffer());

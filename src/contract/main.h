@@ -35,6 +35,9 @@ class Context {
   // An error. Document tools collect it; stream tools also write it as a record now, so
   // errors stay in input order among the other records.
   void error(Error e);
+  // Stream tools: an error written as a record like error(), but kept only when it is the
+  // first (which decides the exit code), so a stream of any length holds one error in memory.
+  void error_streamed(Error e);
   const std::vector<Error>& errors() const { return errors_; }
 
   // Stream tools: one record (a JSON line, or the tool's text rendering).

@@ -101,6 +101,9 @@ class LiteralMatcher final : public Matcher {
   }
 
   bool line_by_line(bool) const override { return false; }
+  bool matches(std::string_view line) const override {
+    return probe(line, 0, line.size(), true, true);
+  }
   size_t needle_size() const override { return needle_.size() + 1; }
 
   bool probe(std::string_view w, size_t begin, size_t end, bool at_start,

@@ -35,6 +35,13 @@ class Matcher {
   // `out` in order; the line matches when at least one was appended. Empty matches count
   // only when nothing non-empty matches: then the first one is the line's single span.
   virtual void spans(std::string_view line, std::vector<Span>& out) const = 0;
+  // Whether `line` (as for spans()) holds a match at all: what a count of lines needs,
+  // without finding every match.
+  virtual bool matches(std::string_view line) const {
+    std::vector<Span> s;
+    spans(line, s);
+    return !s.empty();
+  }
   // True when find() cannot be trusted on this file and every line must go through spans()
   // (an RE2 pattern whose `$` would see the '\r' of a CRLF file, or that uses \A or \z).
   virtual bool line_by_line(bool crlf) const = 0;

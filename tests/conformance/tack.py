@@ -61,6 +61,7 @@ CATALOGUE = {
     "conflict.locked": 5, "parse.json": 8, "query.bad-pointer": 2, "query.no-such-path": 3,
     "query.wrong-kind": 8, "query.unsupported-syntax": 2, "query.bad-pattern": 2,
     "query.duplicate-key": 8,  # jsonq's own row
+    "parse.checksum-line": 8,  # digest --check's own row
 }
 EXIT_NAMES = {0: "SUCCESS", 1: "GENERAL_ERROR", 2: "INVALID_ARGS", 3: "NOT_FOUND",
               4: "PERMISSION_DENIED", 5: "CONFLICT", 6: "TIMEOUT", 8: "PRECONDITION_FAILED",

@@ -347,6 +347,7 @@ const std::map<std::string, int> kContractCatalogue = {
 // Rows tools add to the catalogue beyond CONTRACT.md's list (§3 lets them).
 const std::map<std::string, int> kToolRows = {
     {"query.duplicate-key", 8},  // jsonq
+    {"parse.checksum-line", 8},  // digest --check
 };
 
 TEST(ContractTable, CatalogueMatchesContractExactly) {

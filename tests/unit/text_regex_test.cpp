@@ -162,4 +162,16 @@ TEST(RegexMatcher, PrefilteredScanAgreesWithEveryLineOnItsOwn) {
   EXPECT_GT(matched, 200);  // the generator reaches matching lines often
 }
 
+// matches() says whether spans() would find anything: anchors, empty matches, folding, words.
+TEST(RegexMatcher, MatchesIsWhetherSpansFindsAny) {
+  const char* patterns[] = {"a", "^a", "a$", "b*", "^$", "(?i)A", "a.b", "\\bab\\b", "x|a_"};
+  const char* lines[] = {"", "a", "ba", "ab", "A", "a b", "axb", "ab_", "x", "caf\xc3\xa9"};
+  for (const char* p : patterns)
+    for (int flags = 0; flags < 4; ++flags) {
+      auto m = regex(p, flags & 1, flags & 2);
+      for (const char* l : lines)
+        EXPECT_EQ(m->matches(l), !spans_of(*m, l).empty()) << p << " in " << l << " " << flags;
+    }
+}
+
 }  // namespace

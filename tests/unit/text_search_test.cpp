@@ -85,4 +85,22 @@ TEST(LiteralMatcher, FindsEveryOccurrenceAcrossSimdBlocks) {
   }
 }
 
+// matches() says whether spans() would find anything, on short lines over a small alphabet
+// (edges, repeats, case, word bounds, the empty needle).
+TEST(LiteralMatcher, MatchesIsWhetherSpansFindsAny) {
+  std::mt19937 rng(11);
+  const char alphabet[] = "aAb_ -";
+  for (int i = 0; i < 4000; ++i) {
+    auto word = [&](size_t n) {
+      std::string s;
+      for (size_t k = 0; k < n; ++k) s += alphabet[rng() % 6];
+      return s;
+    };
+    const std::string needle = word(rng() % 3), line = word(rng() % 9);
+    const bool icase = rng() % 2, bounded = rng() % 2;
+    auto m = text::literal_matcher(needle, icase, bounded);
+    EXPECT_EQ(m->matches(line), !spans_of(*m, line).empty()) << needle << " in " << line;
+  }
+}
+
 }  // namespace
