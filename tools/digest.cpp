@@ -122,8 +122,8 @@ void render_text(const Json& rec, std::string& out, const contract::Drain&);
 constexpr contract::Example kExamples[] = {
     {"digest src/main.c notes.txt",
      "one record per file: its SHA-256 (what --if-sha256 takes) and size"},
-    {"digest --format text notes.txt",
-     "sha256sum's line, for a checksum list"},
+    {"digest --check SHA256SUMS",
+     "one record per entry with its verdict; the end record names the files that fail"},
 };
 
 const contract::Tool kTool{
@@ -144,7 +144,7 @@ const contract::Tool kTool{
     .end_schema = kEnd,
     .text = render_text,
     .rules = kRules,
-    .key_flags = "algo verify",
+    .key_flags = "algo verify check",
     .examples = kExamples,
 };
 

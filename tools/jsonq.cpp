@@ -112,7 +112,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"jsonq --pointer /server/port data.json",
-     "the value exactly as the document wrote it, and its kind"},
+     "the value exactly as the document wrote it, its kind, byte offset and line"},
     {"jsonq --keys --pointer /regions data.json",
      "the keys of that object in document order (a key with / is ~1 in a pointer)"},
 };
@@ -136,7 +136,7 @@ const contract::Tool kTool{
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
-    .key_flags = "pointer keys exists",
+    .key_flags = "pointer keys",
     .examples = kExamples,
 };
 

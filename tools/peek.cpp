@@ -116,8 +116,8 @@ void render_text(const Json& data, std::string& out, const contract::Drain&);
 constexpr contract::Example kExamples[] = {
     {"peek --lines 4:6 --witness src/main.c",
      "lines 4 to 6 with byte offsets and the witnesses edit takes; next says where the rest starts"},
-    {"peek --max-bytes 40 README.md",
-     "stops at the budget with truncated:true and next {\"line\":3}: pass --lines 3: for the rest"},
+    {"peek --lines 1:2 README.md notes.txt",
+     "two files in one call, each with its own range, eol and next"},
 };
 
 const contract::Tool kTool{

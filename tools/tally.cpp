@@ -113,8 +113,8 @@ void render_text(const Json& data, std::string& out, const contract::Drain&);
 constexpr contract::Example kExamples[] = {
     {"tally --field 2 --delim ' ' --top 3 app.log",
      "the three most frequent values of the second field, with their counts"},
-    {"tally app.log",
-     "the most frequent whole lines, total and distinct counts"},
+    {"tally --match ERROR app.log",
+     "counts only the lines holding ERROR; no lines returned"},
 };
 
 const contract::Tool kTool{
@@ -137,7 +137,7 @@ const contract::Tool kTool{
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
-    .key_flags = "field delim top",
+    .key_flags = "field delim top match",
     .examples = kExamples,
 };
 
