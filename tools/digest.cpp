@@ -20,6 +20,7 @@
 #include "contract/main.h"
 #include "os/hash.h"
 #include "os/line_reader.h"
+#include "os/link_target.h"
 #include "os/open.h"
 #include "os/path.h"
 
@@ -75,7 +76,10 @@ constexpr std::string_view kRecord =
     R"({"type":"object","required":["type","path","algo","hex","bytes"],)"
     R"("additionalProperties":false,"properties":{"type":{"const":"digest"},)"
     R"("path":{"$ref":"#/$defs/text_or_bytes"},"algo":{"enum":["sha256","sha512"]},)"
-    R"("hex":{"type":"string"},"bytes":{"type":"integer","minimum":0}},)"
+    R"("hex":{"type":"string"},"bytes":{"type":"integer","minimum":0},)"
+    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
+    R"("description":"present when the path, opened as given without --root, ran through a )"
+    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}}},)"
     R"("oneOf":[{"properties":{"algo":{"const":"sha256"},"hex":{"pattern":"^[0-9a-f]{64}$"}}},)"
     R"({"properties":{"algo":{"const":"sha512"},"hex":{"pattern":"^[0-9a-f]{128}$"}}}]})";
 
@@ -460,11 +464,16 @@ Json run(const Args& a, contract::Context& ctx) {
     const Hashed& h = std::get<Hashed>(result);
     ++files;
     bytes += h.bytes;
-    ctx.record(Json::object({{"type", "digest"},
+    Json rec = Json::object({{"type", "digest"},
                              {"path", Json::bytes(path)},
                              {"algo", a.algo},
                              {"hex", h.hex},
-                             {"bytes", h.bytes}}));
+                             {"bytes", h.bytes}});
+    // Without --root the path was opened as given, links and all: say where a link led.
+    if (ctx.root_fd() < 0)
+      if (auto target = os::link_target(fd, path))
+        rec.set("link", Json::object({{"target", Json::bytes(*target)}}));
+    ctx.record(std::move(rec));
     if (a.verify && lower(*a.verify) != h.hex) {
       contract::Error e = contract::make_error(
           "precondition.hash-failed",

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "contract/main.h"
+#include "os/link_target.h"
 #include "os/open.h"
 #include "text/pointer.h"
 
@@ -87,7 +88,10 @@ constexpr contract::Rule kRules[] = {
 
 constexpr std::string_view kData =
     R"({"type":"object","required":["pointer","kind"],"additionalProperties":false,)"
-    R"("maxProperties":7,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("maxProperties":8,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
+    R"("description":"present when the path, opened as given without --root, ran through a )"
+    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
     R"("kind":{"enum":["null","boolean","integer","float","string","array","object",null]},)"
     R"("offset":{"type":"integer","minimum":0,"description":"the byte offset in the input )"
     R"(where the value starts, a BOM counted"},)"
@@ -677,14 +681,16 @@ Json run(const Args& a, contract::Context& ctx) {
   const std::string shown = stdin_doc ? "-" : *a.file;
   Buffer buf;
   std::optional<contract::Error> failed;
+  std::optional<std::string> link;  // without --root: where a link on the path led
   struct stat st {};
   if (stdin_doc) {
     failed = read_all(STDIN_FILENO, fstat(STDIN_FILENO, &st) ? nullptr : &st, a, ctx, shown, buf);
   } else {
     auto opened = os::open_read(ctx.root_fd(), *a.file, os::Want::File, *a.file);
-    if (auto* file = std::get_if<os::Opened>(&opened))
+    if (auto* file = std::get_if<os::Opened>(&opened)) {
+      if (ctx.root_fd() < 0) link = os::link_target(file->fd.get(), *a.file);
       failed = read_all(file->fd.get(), &file->st, a, ctx, shown, buf);
-    else
+    } else
       failed = std::move(std::get<contract::Error>(opened));
   }
   if (failed) {
@@ -724,6 +730,7 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.error(std::move(*q.failed));
     return nullptr;
   }
+  if (link) out.set("link", Json::object({{"target", Json::bytes(*link)}}));
   const std::string_view raw = q.raw_out;
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;

@@ -18,6 +18,7 @@
 #include <new>
 
 #include "contract/main.h"
+#include "os/link_target.h"
 #include "os/open.h"
 #include "text/eol.h"
 #include "text/regex.h"
@@ -106,7 +107,11 @@ constexpr std::string_view kData =
     R"("top":{"type":"array","items":{"type":"object","required":["key","count"],)"
     R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
     R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"},)"
-    R"("unmatched":{"type":"integer","minimum":0}}})";
+    R"("unmatched":{"type":"integer","minimum":0},)"
+    R"("links":{"type":"array","description":"the files that, opened as given without --root, )"
+    R"(ran through a symbolic link, and where each led","items":{"type":"object",)"
+    R"("required":["path","target"],"additionalProperties":false,"properties":{)"
+    R"("path":{"$ref":"#/$defs/text_or_bytes"},"target":{"$ref":"#/$defs/text_or_bytes"}}}}}})";
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
@@ -625,6 +630,7 @@ Json run(const Args& a, contract::Context& ctx) {
   std::vector<std::string> inputs = a.files;
   if (inputs.empty()) inputs.push_back(kStdin);
   Tally tally(a);
+  Json links = Json::array();
   for (const std::string& path : inputs) {
     try {
       if (path == kStdin) {
@@ -636,13 +642,20 @@ Json run(const Args& a, contract::Context& ctx) {
         tally.failed(std::move(*e));
         continue;
       }
-      if (!tally.count(std::get<os::Opened>(opened).fd.get(), path)) break;
+      int fd = std::get<os::Opened>(opened).fd.get();
+      // Without --root the path was opened as given, links and all: say where a link led.
+      if (ctx.root_fd() < 0)
+        if (auto target = os::link_target(fd, path))
+          links.push(Json::object({{"path", Json::bytes(path)}, {"target", Json::bytes(*target)}}));
+      if (!tally.count(fd, path)) break;
     } catch (const std::bad_alloc&) {
       tally.out_of_memory(path);
       break;
     }
   }
-  return tally.data(ctx);
+  Json data = tally.data(ctx);
+  if (!links.items().empty() && data.type() == Json::Type::Object) data.set("links", std::move(links));
+  return data;
 }
 
 // uniq -c's layout ("%7d key"), most frequent first; what the list left out is said.
