@@ -61,22 +61,22 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::List,
      .bind = &Args::patterns,
      .value_name = "PATTERN",
-     .help = "a pattern to find, repeatable: a line matches when any does, its match record "
-             "says which (patterns:[i,...], in -e order); every operand is then a PATH"},
+     .help = "a pattern, repeatable: a line matches when any does, its record names them "
+             "(patterns:[i,...]); every operand is then a PATH"},
     {.name = "count",
      .short_name = 'c',
      .kind = Kind::Bool,
      .bind = &Args::count,
      .excludes = "files-with-matches context witness",
-     .help = "no lines: one file record per file with matches, its exact count (and "
-             "pattern_counts with -e); the end record's matches is the exact total"},
+     .help = "no lines: a file record per file with matches, its exact count (pattern_counts "
+             "per -e); the exact total in the end record"},
     {.name = "files-with-matches",
      .short_name = 'l',
      .kind = Kind::Bool,
      .bind = &Args::files,
      .excludes = "context witness",
-     .help = "no lines: one file record per file with a match, matches:null (a file is read "
-             "only up to its first match; the end record's matches is null too)"},
+     .help = "no lines: a file record per file with a match; matches is null, as a file is "
+             "read only to its first match"},
     {.name = "max-count",
      .short_name = 'm',
      .kind = Kind::Nat,
@@ -85,17 +85,17 @@ constexpr contract::Flag<Args> kFlags[] = {
      .fallback = "1000",
      .ceiling = kMaxCountCeiling,
      .floor = 0,
-     .help = "the most matching lines (with -c/-l: file records) returned, in walk order; past "
-             "it the answer is truncated with next:{\"skip\":N}, set only when more exists; 0: "
-             "no records, exact totals in the end record",
+     .help = "the most matching lines (-c/-l: files) returned, in walk order; past it the "
+             "answer is truncated with next:{\"skip\":N}, set only when more exists; 0: totals "
+             "only",
      .limit = true},
     {.name = "skip",
      .kind = Kind::Nat,
      .bind = &Args::skip,
      .value_name = "N",
      .fallback = "0",
-     .help = "leave out the first N matching lines (with -c/-l: files with a match); the "
-             "cursor from a truncated answer"},
+     .help = "leave out the first N matching lines (-c/-l: files); the cursor from a "
+             "truncated answer"},
     {.name = "context",
      .short_name = 'C',
      .kind = Kind::Nat,

@@ -332,3 +332,19 @@ def test_counts_and_files_agree_with_grep(tree, seed):
                     alone[path] = int(n)
                 for f in recs(r, "file"):
                     assert f["pattern_counts"][i] == alone[tob(f["path"])]
+
+
+def test_patterns_survive_witness_batches_and_context(tree):
+    tree.write("w.txt", b"".join(b"row %d\n" % i for i in range(30)) + b"alpha beta\n")
+    r = S("--root", tree.root, "--witness", "-C", "1", "-e", "beta", "-e", "row 1", "w.txt")
+    ms = recs(r, "match")
+    assert [(m["line"], m["patterns"]) for m in ms] == [(2, [1])] + [(i, [1]) for i in range(11, 21)] + [
+        (31, [0])]
+    assert all("witness" in m for m in ms)
+    assert all("patterns" not in c for c in recs(r, "context"))
+
+
+def test_require_match_names_every_pattern(tree):
+    r = S("--root", tree.root, "--require-match", "-c", "-e", "zz1", "-e", "zz2")
+    (e,) = r.errors
+    assert e["rule"] == "precondition.no-match" and e["detail"]["patterns"] == ["zz1", "zz2"]
