@@ -348,3 +348,42 @@ def test_require_match_names_every_pattern(tree):
     r = S("--root", tree.root, "--require-match", "-c", "-e", "zz1", "-e", "zz2")
     (e,) = r.errors
     assert e["rule"] == "precondition.no-match" and e["detail"]["patterns"] == ["zz1", "zz2"]
+
+
+def test_lines_of_several_patterns_page_exactly(tree):
+    for i in range(5):
+        tree.write(f"m/f{i}.txt", b"".join(b"a%d\nb%d\nc\n" % (j, j) for j in range(i + 2)))
+    argv = ["--root", tree.root, "-e", "a", "-e", "b", "m"]
+    full = [(tob(m["path"]), m["line"], m["patterns"]) for m in recs(S(*argv), "match")]
+    assert len(full) == 2 * sum(i + 2 for i in range(5))
+    got, skip = [], 0
+    while True:
+        r = S("-m", "3", "--skip", str(skip), *argv)
+        got += [(tob(m["path"]), m["line"], m["patterns"]) for m in recs(r, "match")]
+        if not end(r)["truncated"]:
+            break
+        skip = end(r)["next"]["skip"]
+    assert got == full
+
+
+def test_counting_answers_are_the_same_bytes_every_run(tree):
+    for d in range(4):
+        for f in range(60):
+            tree.write(f"t/d{d}/f{f:02d}.txt", b"x\n" * f + b"needle\n" * (f % 7))
+    for flags in (["-c"], ["-l"], ["-m", "0"], ["-c", "-e", "needle", "-e", "x"]):
+        argv = ["--root", tree.root, *(["-m", "100000"] if "-m" not in flags else []), *flags]
+        if "-e" not in flags:
+            argv.append("needle")
+        r = S(*argv, "t")
+        assert r.exit == 0 and end(r)["complete"] is True, flags
+        first = r.out
+        for _ in range(3):
+            assert S(*argv, "t").out == first, flags
+
+
+def test_files_with_matches_and_max_count_zero(tree):
+    write_counts_tree(tree)
+    r = S("--root", tree.root, "-l", "-m", "0", "foo", "c")
+    assert [x["type"] for x in r.json] == ["end"] and end(r)["matches"] is None
+    t = S("--root", tree.root, "--format", "text", "-l", "-m", "0", "foo", "c")
+    assert t.out == b"[4 files searched]\n"
