@@ -67,14 +67,13 @@ constexpr contract::Flag<Args> kFlags[] = {
      .short_name = 'c',
      .kind = Kind::Bool,
      .bind = &Args::count,
-     .excludes = "files-with-matches context witness",
+     .excludes = "files-with-matches",
      .help = "no lines: a file record per file with matches, its exact count (pattern_counts "
              "per -e); the exact total in the end record"},
     {.name = "files-with-matches",
      .short_name = 'l',
      .kind = Kind::Bool,
      .bind = &Args::files,
-     .excludes = "context witness",
      .help = "no lines: a file record per file with a match; matches is null, as a file is "
              "read only to its first match"},
     {.name = "max-count",

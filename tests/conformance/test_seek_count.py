@@ -158,11 +158,18 @@ def test_max_count_zero_with_skip_is_a_conflict_whose_retry_drops_skip(tree):
     assert b"--skip" not in again.argv and end(again)["matches"] == 5
 
 
-@pytest.mark.parametrize("flags", [["-c", "-l"], ["-c", "-C", "1"], ["-l", "--witness"],
-                                   ["--count", "--witness"]])
-def test_counting_modes_refuse_what_asks_for_lines(tree, flags):
-    r = S("--root", tree.root, *flags, "alpha")
+def test_count_and_files_with_matches_conflict(tree):
+    r = S("--root", tree.root, "-c", "-l", "alpha")
     assert r.rules == ["args.conflict"] and r.exit == 2
+
+
+@pytest.mark.parametrize("mode", [["-c"], ["-l"], ["-m", "0"]])
+def test_without_lines_context_and_witness_change_nothing(tree, mode):
+    # there is no line for them to go with, so an argv that has them still answers
+    write_counts_tree(tree)
+    base = S("--root", tree.root, *mode, "bar", "c")
+    for extra in (["-C", "2"], ["--witness"]):
+        assert S("--root", tree.root, *mode, *extra, "bar", "c").out == base.out
 
 
 # --- -e PATTERN -----------------------------------------------------------------------------
