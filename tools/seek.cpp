@@ -1,6 +1,7 @@
 // seek.cpp — search file contents: every matching line with its number, byte offset and the
-// byte spans of each match, across files and directory trees. grep -rnb and ripgrep in one
-// call. Unlike them it answers in JSON, never clips a long line silently, pages with a cursor
+// byte spans of each match (or with -c/-l a count or a name per file), for one pattern or
+// several, across files and directory trees. grep -rnb and ripgrep in one call. Unlike them
+// it answers in JSON, never clips a long line silently, pages with a cursor
 // (--max-count/--skip) that says when more exists, and ends with what it did not search:
 // files left out by ignore rules, hidden names, binary files, special files and links, counted.
 #include <algorithm>
@@ -175,7 +176,8 @@ constexpr contract::Rule kRules[] = {
 
 constexpr std::string_view kTob = R"({"$ref":"#/$defs/text_or_bytes"})";
 // -e: per match, the patterns that matched; with -c, per file and in all, each one's count.
-#define SEEK_INDICES R"({"type":"array","minItems":1,"items":{"type":"integer","minimum":0}})"
+constexpr std::string_view kIndices =
+    R"({"type":"array","minItems":1,"items":{"type":"integer","minimum":0}})";
 const std::string kDataSchema =
     std::string(
         R"({"type":"object","required":["type","path","line","offset","spans","text"],"additionalProperties":false,"properties":{)"
@@ -184,8 +186,9 @@ const std::string kDataSchema =
     R"(,"line":{"type":"integer","minimum":1},)"
     R"("offset":{"type":"integer","minimum":0},"spans":{"type":"array","minItems":1,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"integer","minimum":0}}},)"
     R"("text":)" +
-    std::string(kTob) +
-    R"(,"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"},"patterns":)" SEEK_INDICES R"(}},)"
+    std::string(kTob) + R"(,"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"},"patterns":)" +
+    std::string(kIndices) +
+    R"(}},)"
     R"({"type":"object","required":["type","path","line","offset","text"],"additionalProperties":false,"properties":{)"
     R"("type":{"const":"context"},"path":)" +
     std::string(kTob) +
@@ -198,13 +201,17 @@ const std::string kDataSchema =
     R"("type":{"const":"file"},"path":)" +
     std::string(kTob) +
     R"(,"matches":{"oneOf":[{"type":"integer","minimum":1},{"type":"null"}]},)"
-    R"("pattern_counts":)" SEEK_INDICES R"(,)"
+    R"("pattern_counts":)" +
+    std::string(kIndices) +
+    R"(,)"
     R"("bytes":{"type":"integer","minimum":0},"binary":{"type":"boolean"}}})";
 
-constexpr std::string_view kEndSchema =
+const std::string kEndSchema =
     R"("files":{"type":"integer","minimum":0},)"
     R"("matches":{"oneOf":[{"type":"integer","minimum":0},{"type":"null"}]},)"
-    R"("pattern_counts":)" SEEK_INDICES R"(,)"
+    R"("pattern_counts":)" +
+    std::string(kIndices) +
+    R"(,)"
     R"("errors":{"type":"integer","minimum":0},)"
     R"("skipped":{"type":"object","required":["ignored","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
     R"("ignored":{"type":"integer","minimum":0},"hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
