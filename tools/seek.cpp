@@ -540,6 +540,10 @@ struct Page {
     ctx.commit();
   }
   void error(contract::Error e) {
+    // `seek -e P Q PATH`: Q is a PATH now, but may have been meant as a pattern.
+    if (e.rule == "io.not-found" && !a.patterns.empty() && !a.paths.empty() && !e.hint &&
+        e.detail.get("path") && e.detail.get("path")->str() == a.paths.front())
+      e.hint = "with -e every operand is a PATH; a pattern goes after another -e.";
     if (e.rule == "limit.line-too-long") {
       const uint64_t longest = e.detail.get("longest")->as_uint();
       if (longest <= kLineCeiling) {

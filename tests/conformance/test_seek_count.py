@@ -197,6 +197,14 @@ def test_with_e_every_operand_is_a_path(tree):
     assert bad.rules == ["path.dotdot"]
 
 
+def test_a_pattern_given_as_an_operand_beside_e_gets_a_hint(tree):
+    r = S("--root", tree.root, "-e", "alpha", "beta", "plain.txt")
+    (e,) = r.errors
+    assert e["rule"] == "io.not-found" and e["detail"]["path"] == "beta"
+    assert "-e" in e["hint"]
+    assert [m["line"] for m in recs(r, "match")] == [1]  # plain.txt is still searched
+
+
 def test_no_pattern_at_all_is_a_missing_operand(tree):
     r = S("--root", tree.root)
     assert r.rules == ["args.missing-operand"]
