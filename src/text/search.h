@@ -45,14 +45,14 @@ class Matcher {
   // window[begin, end) (window holds at least needle_size() bytes past `end` unless it ends
   // the line; `at_start`/`at_end`: the window's edges are the line's).
   virtual size_t needle_size() const { return 0; }
-  // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
-  // line of the last spans() call, ascending. Null for a matcher of one pattern.
-  virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
   virtual bool probe(std::string_view window, size_t begin, size_t end, bool at_start,
                      bool at_end) const {
     (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
     return false;
   }
+  // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
+  // line of the last spans() call, ascending. Null for a matcher of one pattern.
+  virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
 };
 
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a
