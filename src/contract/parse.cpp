@@ -347,9 +347,14 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
 
   // Operands fill their slots left to right, each leaving enough for the slots after it.
   size_t next = 0;
+  auto skipped = [&](size_t s) {
+    size_t j;
+    return !operands[s].unless.empty() && by_long(flags, operands[s].unless, j) && seen[j];
+  };
   for (size_t s = 0; s < operands.size(); ++s) {
+    if (skipped(s)) continue;
     size_t later_min = 0;
-    for (size_t t = s + 1; t < operands.size(); ++t) later_min += operands[t].min;
+    for (size_t t = s + 1; t < operands.size(); ++t) later_min += skipped(t) ? 0 : operands[t].min;
     size_t available = positional.size() - next;
     size_t want = available > later_min ? available - later_min : 0;
     size_t n = std::max(std::min(operands[s].min, available), std::min(want, operands[s].max));

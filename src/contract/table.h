@@ -76,6 +76,9 @@ struct Operand {
   OperandBinding<A> bind{};
   std::string_view help = "";
   bool dash_is_stdin = false;  // "-" names standard input, not a path
+  // A flag whose presence means this operand is not taken (its slot is skipped: the tokens
+  // go to the operands after it), as grep's PATTERN when -e is given.
+  std::string_view unless = "";
 };
 
 struct Rule {
@@ -140,6 +143,7 @@ struct OperandInfo {
   size_t min, max;
   std::string_view help;
   bool dash_is_stdin;
+  std::string_view unless;
 };
 
 template <class A>
@@ -149,7 +153,7 @@ constexpr FlagInfo info(const Flag<A>& f) {
 }
 template <class A>
 constexpr OperandInfo info(const Operand<A>& o) {
-  return {o.name, o.role, o.min, o.max, o.help, o.dash_is_stdin};
+  return {o.name, o.role, o.min, o.max, o.help, o.dash_is_stdin, o.unless};
 }
 
 // Table invariants, checked at compile time by each tool (static_assert) and by a unit test.
@@ -234,6 +238,11 @@ constexpr bool valid(std::span<const Flag<A>> flags, std::span<const Operand<A>>
   for (size_t i = 0; i < NO; ++i) {
     if (ops[i].name.empty() || ops[i].help.empty() || ops[i].max < ops[i].min) return false;
     if (ops[i].bind.index() == 0) return false;
+    if (!ops[i].unless.empty()) {
+      bool known = false;
+      for (size_t j = 0; j < NF; ++j) known = known || flags[j].name == ops[i].unless;
+      if (!known) return false;
+    }
     if (unbounded_seen) return false;  // only the last operand may take any number
     if (ops[i].max == kMany) unbounded_seen = true;
   }

@@ -324,6 +324,7 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
                &spans_,
                k,
                k};
+  ev.patterns = m_.patterns();
   ++r_.found;
   if (!sink_(ev)) stop_ = true;
   pend_last_line_ = line;

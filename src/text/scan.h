@@ -40,6 +40,8 @@ struct LineEvent {
   // Match: its ordinal among the file's matching lines (from 0). Context: the ordinals of
   // the matches whose window holds the line, [lo, hi] (hi is lo or lo + 1).
   uint64_t lo, hi;
+  // Match, with a matcher of several patterns: which of them matched (Matcher::patterns()).
+  const std::vector<uint32_t>* patterns = nullptr;
 };
 
 struct ScanResult {

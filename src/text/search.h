@@ -57,6 +57,9 @@ class Matcher {
     (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
     return false;
   }
+  // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
+  // line of the last spans() call, ascending. Null for a matcher of one pattern.
+  virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
 };
 
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a

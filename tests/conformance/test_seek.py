@@ -381,6 +381,7 @@ def reach_all(tree, tmp_path):
         "args.bad-value": lambda: S("--root", t, "--max-count", "lots", "alpha"),
         "args.unexpected-value": lambda: S("--root", t, "--hidden=yes", "alpha"),
         "args.duplicate-flag": lambda: S("--root", t, "--skip", "1", "--skip", "2", "alpha"),
+        "args.conflict": lambda: S("--root", t, "--count", "--files-with-matches", "alpha"),
         "args.missing-operand": lambda: S("--root", t),
         "path.empty": lambda: S("--root", t, "alpha", ""),
         "path.dotdot": lambda: S("--root", t, "alpha", "dir/../plain.txt"),

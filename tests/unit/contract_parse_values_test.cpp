@@ -114,7 +114,7 @@ TEST(ContractParse, RangeForms) {
 // ---------------------------------------------------------------- operands
 
 contract::OperandInfo op(std::string_view name, size_t min, size_t max) {
-  return {name, contract::Role::PathRead, min, max, "h", false};
+  return {name, contract::Role::PathRead, min, max, "h", false, ""};
 }
 
 TEST(ContractParse, MissingOperand) {
@@ -195,6 +195,35 @@ TEST(ContractParse, OperandDistribution) {
   p = parse_ops({"t", "a", "b", "c", "d"}, one_many);
   ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
   EXPECT_EQ(spread(p, 2), (std::vector<Argv>{{"a"}, {"b", "c", "d"}}));
+}
+
+TEST(ContractParse, OperandNotTakenWhenItsFlagIsGiven) {
+  // grep's `-e PATTERN`: with --exclude given, every operand is a PATH.
+  contract::OperandInfo pattern = op("PATTERN", 1, 1);
+  pattern.unless = "exclude";
+  const std::vector<contract::OperandInfo> ops = {pattern, op("PATH", 0, kMany)};
+  Parsed p = parse_ops({"t", "-x", "p", "a", "b"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_TRUE(operand_values(p, 0).empty());
+  EXPECT_EQ(operand_values(p, 1), (Argv{"a", "b"}));
+  p = parse_ops({"t", "--exclude=p"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_TRUE(p.operands.empty());
+  // Without the flag the operand is taken, and required, as before.
+  p = parse_ops({"t", "a", "b"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_EQ(operand_values(p, 0), Argv{"a"});
+  p = parse_ops({"t"}, ops);
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.missing-operand"});
+  EXPECT_EQ(detail_str(p.errors[0], "operand"), "PATTERN");
+  // A required operand after it keeps its tokens when the slot is skipped.
+  contract::OperandInfo first = op("A", 1, 1);
+  first.unless = "word";
+  p = parse_ops({"t", "-w", "x"}, {first, op("B", 1, 1)});
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_EQ(operand_values(p, 1), Argv{"x"});
+  p = parse_ops({"t", "-w", "x", "y"}, {first, op("B", 1, 1)});
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
 }
 
 // ---------------------------------------------------------------- all errors collected

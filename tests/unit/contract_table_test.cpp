@@ -128,6 +128,9 @@ static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "-max"; }));
 static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "max-"; }));
 static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "max--count"; }));
 static_assert(!valid_with([](Flags& f, Ops&) { f[1].name = "9max"; }));
+// An operand skipped when a flag is given must name a flag of the table.
+static_assert(!valid_with([](Flags&, Ops& o) { o[0].unless = "no-such-flag"; }));
+static_assert(valid_with([](Flags& f, Ops& o) { o[0].unless = f[0].name; }));
 
 TEST(ContractTable, AcceptsAGoodTable) {
   EXPECT_TRUE(kGood);
