@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,16 @@ class Matcher {
                      bool at_end) const {
     (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
     return false;
+  }
+  // Whether first_in() can say where in a piece a match is (not only whether one starts
+  // there): then each occurrence in a long line is found, not just the first.
+  virtual bool positions() const { return false; }
+  // The first match starting in window[begin, end), as probe() sees one, with its bytes
+  // relative to the window; nullopt for none.
+  virtual std::optional<Span> first_in(std::string_view window, size_t begin, size_t end,
+                                       bool at_start, bool at_end) const {
+    (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
+    return std::nullopt;
   }
 };
 
