@@ -90,7 +90,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::globs,
      .value_name = "GLOB",
      .help = "search only paths matching GLOB (gitignore syntax, on the path relative to the "
-             "root); !GLOB excludes; repeatable, the last matching glob decides"},
+             "root); !GLOB excludes; repeatable, the last matching glob decides; what globs "
+             "leave out is counted in skipped.glob"},
     {.name = "hidden",
      .kind = Kind::Bool,
      .bind = &Args::hidden,
@@ -174,8 +175,9 @@ const std::string kDataSchema =
 constexpr std::string_view kEndSchema =
     R"("files":{"type":"integer","minimum":0},"matches":{"type":"integer","minimum":0},)"
     R"("errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
-    R"("ignored":{"type":"integer","minimum":0},"hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
+    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
+    R"("ignored":{"type":"integer","minimum":0},"glob":{"type":"integer","minimum":0},)"
+    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
@@ -685,9 +687,13 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.error(std::move(e));
   }
   const bool ok = ctx.errors().empty();
-  if (ctx.format() == contract::Format::Text && page.truncated) {
-    ctx.raw() += "[truncated: continue with --skip " + std::to_string(a.skip + page.emitted) + "]";
-    ctx.commit();
+  if (ctx.format() == contract::Format::Text) {
+    const std::string cut =
+        page.truncated ? "continue with --skip " + std::to_string(a.skip + page.emitted) : "";
+    if (std::string line = os::text_end_line(cut, page.skips); !line.empty()) {
+      ctx.raw() += line;
+      ctx.commit();
+    }
   }
   return Json::object(
       {{"complete", ok && !page.truncated},
