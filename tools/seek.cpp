@@ -343,9 +343,23 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
                               {"max_line_bytes", a.max_line_bytes},
                               {"ceiling", kLineCeiling}});
   std::string where;
-  if (r.long_located && !r.long_offsets.empty()) {
-    Json offsets = Json::array();
-    for (uint64_t o : r.long_offsets) offsets.push(o);
+  Json offsets = Json::array();
+  for (uint64_t o : r.long_offsets) offsets.push(o);
+  if (r.long_located && r.long_candidates && !r.long_offsets.empty()) {
+    // A regex: where the literal every match contains occurs, the only places to look.
+    detail.set("offsets", Json());
+    detail.set("offsets_unknown",
+               "an RE2 pattern is matched against a whole line, and a line past "
+               "--max-line-bytes is never held; candidates are where the literal every match "
+               "must contain occurs, and long lines without it cannot match");
+    detail.set("candidates", std::move(offsets));
+    detail.set("candidate_count", r.long_occurrences);
+    const auto [from, to] = window_around(r, 0, read);
+    detail.set("window", Json::object({{"from", from}, {"to", to}}));
+    where = " A match can only be near where the literal every match contains occurs, " +
+            std::to_string(r.long_occurrences) + " time(s), first at byte " +
+            std::to_string(r.long_offsets.front()) + ".";
+  } else if (r.long_located && !r.long_offsets.empty()) {
     detail.set("offsets", std::move(offsets));
     detail.set("occurrences", r.long_occurrences);
     const auto [from, to] = window_around(r, a.pattern.size(), read);
@@ -496,8 +510,11 @@ struct Page {
         const std::string range = std::to_string(w->get("from")->as_uint()) + ":" +
                                   std::to_string(w->get("to")->as_uint());
         e.repair = contract::Repair::retry(peek_window(e.detail.get("path"), range));
-        e.hint = "read the bytes around the first occurrence with peek --bytes " + range +
-                 "; detail.offsets has the others.";
+        e.hint = e.detail.get("candidates")
+                     ? "read the bytes around the first place a match can be with peek --bytes " +
+                           range + "; detail.candidates has the others."
+                     : "read the bytes around the first occurrence with peek --bytes " + range +
+                           "; detail.offsets has the others.";
       } else {
         e.repair = contract::Repair::none(
             "the line is longer than the ceiling of --max-line-bytes; read it in pieces with "

@@ -379,8 +379,11 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
 void Scanner::long_line() {
   const uint64_t ls = base_;
   const uint64_t line = line_of(ls);
-  const size_t need = m_.needle_size();
-  const bool where = need && m_.positions();
+  const Matcher* filter = m_.needle_size() ? nullptr : m_.long_filter();
+  const Matcher& m = filter ? *filter : m_;  // what is looked for in the line
+  const size_t need = m.needle_size();
+  const bool where = need && m.positions();
+  if (filter) r_.long_candidates = true;
   const uint64_t shown_start = (ls == 0 && bom_) ? 3 : ls;
   const bool first_here = r_.long_occurrences == 0;
   if (where) r_.long_located = true;
@@ -395,10 +398,10 @@ void Scanner::long_line() {
     const std::string_view w(at(ws), static_cast<size_t>(wend - ws));
     const bool at_start = ws == shown_start;
     if (!where) {
-      matched = done = m_.probe(w, next - ws, lim - ws, at_start, at_end);
+      matched = done = m.probe(w, next - ws, lim - ws, at_start, at_end);
     } else {
       while (!done) {
-        const std::optional<Span> h = m_.first_in(w, next - ws, lim - ws, at_start, at_end);
+        const std::optional<Span> h = m.first_in(w, next - ws, lim - ws, at_start, at_end);
         if (!h) break;
         matched = true;
         if (r_.long_offsets.size() < o_.max_long_offsets) r_.long_offsets.push_back(ws + h->start);
@@ -440,7 +443,7 @@ void Scanner::long_line() {
     ++r_.long_count;
     r_.longest = std::max(r_.longest, length);
     if (r_.long_lines.size() < o_.max_long_lines) r_.long_lines.push_back(line);
-    if (need == 0) r_.long_unsearched = true;
+    if (need == 0 || filter) r_.long_unsearched = true;
   }
   const LineRef ref{line, ls, length, true};
   if (n_ > 0) {

@@ -58,6 +58,11 @@ struct ScanResult {
   // are), how many there are in all, and the shown bytes [start, end) of the line holding
   // the first. Found streaming: the line is never held.
   bool long_located = false;
+  // With a matcher that cannot search a piece but names a literal every match contains
+  // (Matcher::long_filter): a long line without it is proven not to match and is not
+  // reported; the offsets above are then that literal's, the only places a match can start
+  // near, and the lines stay unsearched.
+  bool long_candidates = false;
   std::vector<uint64_t> long_offsets;
   uint64_t long_occurrences = 0;
   uint64_t first_long_start = 0, first_long_end = 0;

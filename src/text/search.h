@@ -61,6 +61,10 @@ class Matcher {
     (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
     return std::nullopt;
   }
+  // A matcher that cannot search a piece (needle_size() == 0) may still name a literal every
+  // match contains: a long line without it cannot match, and where it occurs are the only
+  // places a match can be. Null when there is none.
+  virtual const Matcher* long_filter() const { return nullptr; }
 };
 
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a

@@ -261,10 +261,14 @@ def test_long_line_that_does_not_match_is_no_error(tree):
 
 
 def test_regex_cannot_search_a_long_line_and_says_so(tree):
-    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^short", "long.txt")
+    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^.", "long.txt")
     (e,) = r.errors
     assert e["rule"] == "limit.line-too-long" and e["detail"]["searched"] is False
     assert e["detail"]["lines"] == [3]
+    # A literal every match contains ("short") is looked for instead: the long line has none,
+    # so it cannot match and is no error.
+    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^short", "long.txt")
+    assert r.errors == [] and [m["line"] for m in recs(r, "match")] == [1, 2, 4, 5]
 
 
 def test_each_long_line_error_has_a_repair_for_its_own_file(tree):

@@ -237,10 +237,34 @@ def test_without_a_root_the_peek_repair_has_none(tmp_path):
 
 def test_regex_says_why_it_has_no_offsets(tmp_path):
     (tmp_path / "r.txt").write_bytes(b"x" * 3000 + b"needle\n")
-    d = the_error(S("--root", tmp_path, "--regex", "--max-line-bytes", "1024", "ne+dle",
-                    "r.txt"))["detail"]
-    assert d["searched"] is False and d["offsets"] is None
+    e = the_error(S("--root", tmp_path, "--regex", "--max-line-bytes", "1024", "^.", "r.txt"))
+    d = e["detail"]
+    assert d["searched"] is False and d["offsets"] is None and "candidates" not in d
     assert "RE2" in d["offsets_unknown"]
+    assert e["repair"]["kind"] == "retry"  # below the ceiling: the search with a larger cap
+
+
+def test_regex_names_the_places_a_match_can_be(tmp_path):
+    # Every match of the pattern contains "key_": a long line without it cannot match; in one
+    # with it, the places it occurs are candidates (not matches: "key_-" is not one).
+    line = b'{"a": 1, "key_-": 2, ' + b'"pad": "' + b"p" * (CEILING) + b'", "key_b": 3}'
+    (tmp_path / "j.json").write_bytes(b"x" * 5000 + b"\n" + line + b"\n")
+    r = S("--root", tmp_path, "--regex", "--max-line-bytes", "1024", r'"key_\w+": \d', "j.json")
+    e = the_error(r)
+    d = e["detail"]
+    o = 5001
+    assert d["lines"] == [2] and d["searched"] is False and d["offsets"] is None
+    # (which literal RE2's analysis picks is its own: here it lies within '"key_')
+    keys = [o + line.index(b'"key_-"'), o + line.index(b'"key_b"')]
+    assert d["candidate_count"] == 2
+    assert [c - k for c, k in zip(d["candidates"], keys)] in ([0, 0], [1, 1])
+    # past the ceiling: peek around the first candidate, executed by tack.run
+    assert os.path.basename(tob(e["repair"]["argv"][0])) == b"peek"
+    (peek,) = r.retried
+    assert b'"key_-": 2' in tob(peek.data["text"])
+    # no candidate in any long line: nothing can match there, no error
+    r = S("--root", tmp_path, "--regex", "--max-line-bytes", "1024", r'"nokey_\w+"', "j.json")
+    assert r.exit == 0 and r.errors == []
 
 
 # --- the harness accepts a sibling tool only --------------------------------------------------
