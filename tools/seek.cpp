@@ -110,8 +110,9 @@ constexpr contract::Flag<Args> kFlags[] = {
      .fallback = "1048576",
      .ceiling = kLineCeiling,
      .floor = 1024,
-     .help = "the longest line held; longer matching lines (with --regex: any longer line, "
-             "which cannot be searched) are reported in one limit.line-too-long per file",
+     .help = "the longest line held; longer matching lines are reported in one "
+             "limit.line-too-long per file, with the offsets of the matches (with --regex: "
+             "unsearched, with the places a match can be)",
      .limit = true},
     {.name = "require-match",
      .kind = Kind::Bool,
