@@ -443,6 +443,12 @@ def _sibling_tool(argv0: bytes, invoked: str) -> str | None:
     return tool
 
 
+def widened_effects(tool: str, other: str) -> list[str]:
+    """The effects `other` has that `tool` has not (a repair by `other` must have none)."""
+    mine, theirs = introspect(tool)["effects"], introspect(other)["effects"]
+    return [k for k, v in theirs.items() if v and not mine.get(k)]
+
+
 def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
         cwd: str | os.PathLike | None = None, wrap: list[str] | None = None,
         timeout: float = 60, retries: bool = True, _depth: int = 0) -> Result:
@@ -469,6 +475,12 @@ def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
                     f"retry argv[0] {rargv[0]!r} is not the binary as invoked {argv0!r}, "
                     f"nor another tack tool beside it")
             by = other or tool
+            # Handing the work to another tool must not widen it either: a tool that reads
+            # nothing more than the one that failed, never a writer or a program starter.
+            if other is not None:
+                wider = widened_effects(tool, other)
+                if wider:
+                    raise ContractViolation(f"retry by {other} widens the effects {wider}: {rargv!r}")
             if _root_of(by, rargv) != _root_of(tool, a):
                 raise ContractViolation(f"retry changes --root: {rargv!r} from {argv!r}")
             again = run(by, *rargv[1:], stdin=stdin, env=env, cwd=cwd, wrap=wrap,

@@ -275,6 +275,10 @@ def test_sibling_tool_repairs_are_recognised_narrowly():
     assert tack._sibling_tool(b"/usr/bin/peek", seek) is None
     assert tack._sibling_tool(b"peek", seek) is None
     assert tack._sibling_tool(os.fsencode(os.path.dirname(seek)) + b"/rm", seek) is None
+    # and a sibling with more effects than the tool that failed is refused as a repair:
+    # run() checks this before it executes one
+    assert "writes_files" in tack.widened_effects("seek", "write")
+    assert tack.widened_effects("seek", "peek") == []
 
 
 # --- M9: memory is flat in the line's length ------------------------------------------------
