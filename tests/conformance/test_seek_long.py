@@ -109,7 +109,7 @@ def test_the_window_never_cuts_a_character(tmp_path):
     assert isinstance(peek.data["text"], str)
 
 
-def test_text_mode_repair_is_peek_in_text_mode(tmp_path):
+def test_text_mode_error_names_the_first_offset(tmp_path):
     write_line(tmp_path / "t.txt", CEILING + 100, end=b"tail-mark\n")
     r = S("--root", tmp_path, "--format", "text", "tail-mark", "t.txt")
     assert r.exit == 8 and r.err.startswith(b"seek: limit.line-too-long: ")
