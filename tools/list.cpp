@@ -89,8 +89,9 @@ constexpr std::string_view kRecord =
 
 constexpr std::string_view kEnd =
     R"("entries":{"type":"integer","minimum":0},"errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","hidden","binary","special","symlink"],)"
+    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
     R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
+    R"("glob":{"type":"integer","minimum":0},)"
     R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}},)"
     R"("matched":{"type":"integer","minimum":0})";
@@ -251,6 +252,13 @@ void write_entry(contract::Context& ctx, const os::Entry& e, const std::string* 
 }
 
 Json end_fields(Walks& w, uint64_t entries, bool truncated, uint64_t next_skip) {
+  if (w.ctx.format() == contract::Format::Text && !w.ctx.output_failed()) {
+    const std::string cut = truncated ? "continue with --skip " + std::to_string(next_skip) : "";
+    if (std::string line = os::text_end_line(cut, w.skipped); !line.empty()) {
+      w.ctx.raw() += line;
+      w.ctx.commit();
+    }
+  }
   Json end = Json::object({{"entries", entries}, {"errors", w.errors},
                            {"skipped", w.skipped.to_json()}});
   if (truncated) {

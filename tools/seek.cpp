@@ -116,7 +116,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::globs,
      .value_name = "GLOB",
      .help = "search only paths matching GLOB (gitignore syntax, on the path relative to the "
-             "root); !GLOB excludes; repeatable, the last matching glob decides"},
+             "root); !GLOB excludes; repeatable, the last matching glob decides; what globs "
+             "leave out is counted in skipped.glob"},
     {.name = "hidden",
      .kind = Kind::Bool,
      .bind = &Args::hidden,
@@ -135,8 +136,9 @@ constexpr contract::Flag<Args> kFlags[] = {
      .fallback = "1048576",
      .ceiling = kLineCeiling,
      .floor = 1024,
-     .help = "the longest line held; longer matching lines (with --regex: any longer line, "
-             "which cannot be searched) are reported in one limit.line-too-long per file",
+     .help = "the longest line held; longer matching lines are reported in one "
+             "limit.line-too-long per file, with the offsets of the matches (with --regex: "
+             "unsearched, with the places a match can be)",
      .limit = true},
     {.name = "require-match",
      .kind = Kind::Bool,
@@ -213,8 +215,9 @@ const std::string kEndSchema =
     std::string(kIndices) +
     R"(,)"
     R"("errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
-    R"("ignored":{"type":"integer","minimum":0},"hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
+    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
+    R"("ignored":{"type":"integer","minimum":0},"glob":{"type":"integer","minimum":0},)"
+    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
@@ -403,9 +406,71 @@ struct Search {
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
 };
 
-contract::Error long_line_error(const Args& a, const std::string& path, const text::ScanResult& r) {
+// Bytes shown either side of an occurrence in a long line: peek --bytes reads that window.
+constexpr uint64_t kWindowSide = 256;
+
+// The bytes around the first occurrence in a long line: within its line, and not cutting a
+// UTF-8 character at either edge (a continuation byte is stepped over), so that peek shows
+// text rather than base64 where the line is UTF-8.
+std::pair<uint64_t, uint64_t> window_around(const text::ScanResult& r, uint64_t needle,
+                                            const text::ReadAt& read) {
+  const uint64_t first = r.long_offsets.front();
+  uint64_t from = std::max(r.first_long_start, first > kWindowSide ? first - kWindowSide : 0);
+  uint64_t to = std::min(r.first_long_end, first + needle + kWindowSide);
+  auto continuation = [&](uint64_t off) {
+    char c = 0;
+    return read(&c, 1, off) == 1 && (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+  };
+  for (int i = 0; i < 3 && from < first && continuation(from); ++i) ++from;
+  for (int i = 0; i < 3 && to > first + needle && to < r.first_long_end && continuation(to); ++i)
+    --to;
+  return {from, to};
+}
+
+contract::Error long_line_error(const Args& a, const std::string& path, const text::ScanResult& r,
+                                const text::ReadAt& read) {
   Json lines = Json::array();
   for (uint64_t n : r.long_lines) lines.push(n);
+  Json detail = Json::object({{"path", Json::bytes(path)},
+                              {"lines", std::move(lines)},
+                              {"count", r.long_count},
+                              {"longest", r.longest},
+                              {"searched", !r.long_unsearched},
+                              {"max_line_bytes", a.max_line_bytes},
+                              {"ceiling", kLineCeiling}});
+  std::string where;
+  Json offsets = Json::array();
+  for (uint64_t o : r.long_offsets) offsets.push(o);
+  if (r.long_located && r.long_candidates && !r.long_offsets.empty()) {
+    // A regex: where the literal every match contains occurs, the only places to look.
+    detail.set("offsets", Json());
+    detail.set("offsets_unknown",
+               "an RE2 pattern is matched against a whole line, and a line past "
+               "--max-line-bytes is never held; candidates are where the literal every match "
+               "must contain occurs, and long lines without it cannot match");
+    detail.set("candidates", std::move(offsets));
+    detail.set("candidate_count", r.long_occurrences);
+    const auto [from, to] = window_around(r, 0, read);
+    detail.set("window", Json::object({{"from", from}, {"to", to}}));
+    where = " A match can only be near where the literal every match contains occurs, " +
+            std::to_string(r.long_occurrences) + " time(s), first at byte " +
+            std::to_string(r.long_offsets.front()) + ".";
+  } else if (r.long_located && !r.long_offsets.empty()) {
+    detail.set("offsets", std::move(offsets));
+    detail.set("occurrences", r.long_occurrences);
+    const auto [from, to] = window_around(r, a.pattern.size(), read);
+    detail.set("window", Json::object({{"from", from}, {"to", to}}));
+    where = " The pattern occurs " + std::to_string(r.long_occurrences) +
+            " time(s) in them, first at byte " + std::to_string(r.long_offsets.front()) + ".";
+  } else {
+    detail.set("offsets", Json());
+    detail.set("offsets_unknown",
+               r.long_unsearched
+                   ? "an RE2 pattern is matched against a whole line, and a line past "
+                     "--max-line-bytes is never held; RE2 cannot carry a match from one piece "
+                     "of it to the next"
+                   : "the matcher says only whether a piece of the line matches, not where");
+  }
   const std::string what = r.long_unsearched
                                ? " line(s) of '" + contract::printable(path) +
                                      "' are longer than --max-line-bytes " +
@@ -417,14 +482,8 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
                                      std::to_string(a.max_line_bytes) + " and are not shown";
   return contract::make_error("limit.line-too-long",
                               std::to_string(r.long_count) + what + "; the longest is " +
-                                  std::to_string(r.longest) + " bytes.",
-                              Json::object({{"path", Json::bytes(path)},
-                                            {"lines", std::move(lines)},
-                                            {"count", r.long_count},
-                                            {"longest", r.longest},
-                                            {"searched", !r.long_unsearched},
-                                            {"max_line_bytes", a.max_line_bytes},
-                                            {"ceiling", kLineCeiling}}));
+                                  std::to_string(r.longest) + " bytes." + where,
+                              std::move(detail));
 }
 
 void search_file(const Search& cfg, Slot& s, Worker& w) {
@@ -514,7 +573,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   s.found = res.found;
   if (res.error) add_error(os::errno_error(res.error, s.path, "read"));
   if (batches && batches->error()) add_error(os::errno_error(batches->error(), s.path, "read"));
-  if (res.long_count) add_error(long_line_error(a, s.path, res));
+  if (res.long_count) add_error(long_line_error(a, s.path, res, read));
   finish();
 }
 
@@ -558,6 +617,15 @@ struct Page {
       if (longest <= kLineCeiling) {
         e.repair = contract::Repair::retry(show_long_lines(e.detail.get("path"), longest));
         e.hint = "retry on this file with --max-line-bytes " + std::to_string(longest) + ".";
+      } else if (const Json* w = e.detail.get("window")) {
+        const std::string range = std::to_string(w->get("from")->as_uint()) + ":" +
+                                  std::to_string(w->get("to")->as_uint());
+        e.repair = contract::Repair::retry(peek_window(e.detail.get("path"), range));
+        e.hint = e.detail.get("candidates")
+                     ? "read the bytes around the first place a match can be with peek --bytes " +
+                           range + "; detail.candidates has the others."
+                     : "read the bytes around the first occurrence with peek --bytes " + range +
+                           "; detail.offsets has the others.";
       } else {
         e.repair = contract::Repair::none(
             "the line is longer than the ceiling of --max-line-bytes; read it in pieces with "
@@ -566,6 +634,24 @@ struct Page {
       }
     }
     ctx.error(std::move(e));
+  }
+  static std::string path_bytes(const Json* path) {
+    std::string p = path->str();
+    if (path->type() == Json::Type::Object) contract::unbase64(path->get("b64")->str(), p);
+    return p;
+  }
+  // The repair of a line past the ceiling: peek, the tool beside this one, on the bytes
+  // around the first occurrence (same root, same path: nothing wider).
+  std::vector<std::string> peek_window(const Json* path, const std::string& range) const {
+    const std::string& self = ctx.argv().front();
+    const size_t slash = self.rfind('/');
+    std::vector<std::string> v = {slash == std::string::npos ? "peek"
+                                                             : self.substr(0, slash + 1) + "peek"};
+    if (!ctx.root().empty()) v.insert(v.end(), {"--root", ctx.root()});
+    v.push_back("--bytes=" + range);
+    if (ctx.format() == contract::Format::Text) v.push_back("--format=text");
+    v.insert(v.end(), {"--", path_bytes(path)});
+    return v;
   }
   // The repair of a long-line error: the same search on that one file, with the cap at its
   // longest line (a narrower call, so that it clears exactly this error; --skip counted over
@@ -584,11 +670,9 @@ struct Page {
     if (a.witness) v.push_back("--witness");
     v.push_back("--max-line-bytes=" + std::to_string(longest));
     if (ctx.format() == contract::Format::Text) v.push_back("--format=text");
-    std::string p = path->str();
-    if (path->type() == Json::Type::Object) contract::unbase64(path->get("b64")->str(), p);
     v.push_back("--");
     if (a.patterns.empty()) v.push_back(a.pattern);
-    v.push_back(p);
+    v.push_back(path_bytes(path));
     return v;
   }
   void file_record(const Slot& s) {
@@ -799,9 +883,13 @@ Json run(const Args& a, contract::Context& ctx) {
                    std::to_string(page.files) + " files searched]";
     ctx.commit();
   }
-  if (ctx.format() == contract::Format::Text && page.truncated) {
-    ctx.raw() += "[truncated: continue with --skip " + std::to_string(a.skip + page.emitted) + "]";
-    ctx.commit();
+  if (ctx.format() == contract::Format::Text) {
+    const std::string cut =
+        page.truncated ? "continue with --skip " + std::to_string(a.skip + page.emitted) : "";
+    if (std::string line = os::text_end_line(cut, page.skips); !line.empty()) {
+      ctx.raw() += line;
+      ctx.commit();
+    }
   }
   Json end = Json::object(
       {{"complete", ok && !page.truncated},

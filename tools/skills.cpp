@@ -58,8 +58,9 @@ constexpr contract::Rule kRules[] = {
 };
 
 constexpr std::string_view kSkipped =
-    R"({"type":"object","required":["ignored","hidden","binary","special","symlink"],)"
+    R"({"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
     R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
+    R"("glob":{"type":"integer","minimum":0},)"
     R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
 

@@ -146,6 +146,7 @@ class RegexMatcher final : public Matcher {
   }
 
   bool line_by_line(bool crlf) const override { return shape_.unsafe || (crlf && shape_.dollar); }
+  const Matcher* long_filter() const override { return prefilter_.get(); }
   bool wants_eol_first() const override { return shape_.dollar; }
 
  private:

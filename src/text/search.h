@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,20 @@ class Matcher {
   // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
   // line of the last spans() call, ascending. Null for a matcher of one pattern.
   virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
+  // Whether first_in() can say where in a piece a match is (not only whether one starts
+  // there): then each occurrence in a long line is found, not just the first.
+  virtual bool positions() const { return false; }
+  // The first match starting in window[begin, end), as probe() sees one, with its bytes
+  // relative to the window; nullopt for none.
+  virtual std::optional<Span> first_in(std::string_view window, size_t begin, size_t end,
+                                       bool at_start, bool at_end) const {
+    (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
+    return std::nullopt;
+  }
+  // A matcher that cannot search a piece (needle_size() == 0) may still name a literal every
+  // match contains: a long line without it cannot match, and where it occurs are the only
+  // places a match can be. Null when there is none.
+  virtual const Matcher* long_filter() const { return nullptr; }
 };
 
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a
