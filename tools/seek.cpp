@@ -62,21 +62,21 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::List,
      .bind = &Args::patterns,
      .value_name = "PATTERN",
-     .help = "a pattern, repeatable: a line matches when any does, its record names them "
+     .help = "a pattern, repeatable; a line matches when any does, its record names them "
              "(patterns:[i,...]); every operand is then a PATH"},
     {.name = "count",
      .short_name = 'c',
      .kind = Kind::Bool,
      .bind = &Args::count,
      .excludes = "files-with-matches",
-     .help = "no lines: a file record per file with matches, its exact count (pattern_counts "
-             "per -e); the exact total in the end record"},
+     .help = "no lines, only counts: a file record per file with matches; its exact count "
+             "(pattern_counts per -e), and the exact total in the end record"},
     {.name = "files-with-matches",
      .short_name = 'l',
      .kind = Kind::Bool,
      .bind = &Args::files,
-     .help = "no lines: a file record per file with a match; matches is null, as a file is "
-             "read only to its first match"},
+     .help = "no lines, only the files with a match; matches is null, as a file is read only "
+             "to its first match"},
     {.name = "max-count",
      .short_name = 'm',
      .kind = Kind::Nat,
@@ -224,9 +224,9 @@ void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"seek --witness greet src",
-     "each match: path, line, byte offset, spans, witness; the end record counts what was skipped"},
-    {"seek --regex --max-count 1 'print[a-z]*'",
-     "the first match only; the end record's next {\"skip\":1} pages on with --skip 1"},
+     "each match: path, line, byte offset, spans, witness; the end record says what was skipped"},
+    {"seek --count -e greet -e main src",
+     "per-file counts, per pattern too, and the exact total; no lines"},
 };
 
 const contract::Tool kTool{
@@ -252,7 +252,7 @@ const contract::Tool kTool{
     .end_schema = kEndSchema,
     .text = render_text,
     .rules = kRules,
-    .key_flags = "regex ignore-case max-count witness",
+    .key_flags = "regex count files-with-matches pattern",
     .examples = kExamples,
 };
 

@@ -382,7 +382,7 @@ std::string skill_text(const Tool& tool, const Adapter& a) {
   }
   if (!own.empty()) s += "\nIts own rules (exit): " + own + "\n";
   s += "\nMore: `" + n + " --help` (every flag), `" + n + " introspect` (JSON), `" + n +
-       " skill contract` (the contract every tack tool keeps).\n";
+       " skill contract` (what every tool keeps).\n";
   return s;
 }
 
