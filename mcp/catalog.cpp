@@ -61,6 +61,7 @@ Json output_schema(const Json& schema, bool stream) {
         if (c && *c == "retry") {
           Json p = *props;
           p.set("arguments", Json::object({{"type", "object"}}));
+          p.set("tool", Json::object({{"type", "string"}}));
           o.set("properties", std::move(p));
         }
         options.push(std::move(o));

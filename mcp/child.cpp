@@ -154,6 +154,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
   }
   close_fd(fin), close_fd(fout), close_fd(ferr);
   // The tool closed its output: it is ending. Give it until the deadline, then kill it.
+  // Its end is awaited on a pidfd (readable when it exits), with the deadline and the cancel
+  // flag still watched; without pidfd_open, by polling.
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   for (;;) {
     // Seen ended but not yet reaped: its group id cannot be reused while we kill the group.
     siginfo_t info{};
@@ -167,8 +170,14 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
         r.timed_out = true;
       kill_group();
     }
-    usleep(1000);
+    if (pidfd >= 0) {
+      pollfd p = {pidfd, POLLIN, 0};
+      poll(&p, 1, 50);
+    } else {
+      usleep(1000);
+    }
   }
+  if (pidfd >= 0) close(pidfd);
   kill(-pid, SIGKILL);  // nothing of the group outlives the call
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

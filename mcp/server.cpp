@@ -395,8 +395,13 @@ Json Server::call(const Job& job) {
       if (x.type() != Json::Type::Str) return;
       a.push_back(x.str());
     }
-    if (auto args = argv_to_arguments(t, a, root, opt_.root, stdin_data)) {
+    // The repair may name another tool beside this one (seek's long line: peek --bytes).
+    const std::string base = a[0].substr(a[0].rfind('/') + 1);
+    auto target = std::find_if(tools_.begin(), tools_.end(), [&](const ToolEntry& e) { return e.name == base; });
+    if (target == tools_.end()) return;
+    if (auto args = argv_to_arguments(*target, a, root, opt_.root, stdin_data)) {
       Json r = *rep;
+      r.set("tool", target->name);
       r.set("arguments", std::move(*args));
       err.set("repair", std::move(r));
     }

@@ -88,6 +88,21 @@ class AnyOf final : public Matcher {
     });
   }
   const std::vector<uint32_t>* patterns() const override { return &hit_; }
+  // Where in a piece of a long line a match starts: the earliest of every part's, when every
+  // part can say where (else only whether, as probe() does).
+  bool positions() const override {
+    return need_ > 0 && std::all_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->positions(); });
+  }
+  std::optional<Span> first_in(std::string_view window, size_t begin, size_t end, bool at_start,
+                               bool at_end) const override {
+    std::optional<Span> best;
+    for (const auto& p : parts_) {
+      auto s = p->first_in(window, begin, end, at_start, at_end);
+      if (s && (!best || s->start < best->start || (s->start == best->start && s->end > best->end)))
+        best = s;
+    }
+    return best;
+  }
 
  private:
   std::vector<std::unique_ptr<Matcher>> parts_;

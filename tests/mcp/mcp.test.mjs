@@ -87,7 +87,7 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
   assert.equal(by.write.annotations.readOnlyHint, false);
   assert.equal(by.write.annotations.destructiveHint, true);
   assert.equal(by.move.annotations.destructiveHint, false); // a tombstone: undone by moving back
-  assert.deepEqual(by.peek.inputSchema.required, ["path"]);
+  assert.deepEqual(by.peek.inputSchema.required, ["paths"]);
   assert.equal(by.peek.inputSchema.properties.max_bytes.type, "integer");
   assert.ok(by.peek.inputSchema.properties.max_bytes.maximum > 0);
   assert.equal(by.write.inputSchema.properties.stdin.type, "string");
@@ -110,7 +110,7 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
   const { root } = tree();
   const client = await connect(root);
   const calls = [
-    ["peek", { path: "src/main.c", lines: "1:3", witness: true }],
+    ["peek", { paths: ["src/main.c"], lines: "1:3", witness: true }],
     ["seek", { pattern: "greet", paths: ["src"] }],
     ["list", { depth: 2 }],
     ["digest", { paths: ["src/main.c", "notes.txt"] }],
@@ -118,8 +118,8 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
     ["tally", { field: 2, delim: " ", file: undefined, files: ["app.log"] }],
     ["skills", { dirs: ["."] }],
     ["write", { create: true, stdin: "draft\n", path: "todo.md" }],
-    ["replace", { old: "hello, %s", new: "hi, %s", path: "src/main.c" }],
-    ["move", { path: "README.md", newpath: "README.old.md" }],
+    ["replace", { old: "hello, %s", new: "hi, %s", paths: ["src/main.c"] }],
+    ["move", { path: "README.md", newpaths: ["README.old.md"] }],
   ];
   for (const [name, args] of calls) {
     for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
@@ -132,7 +132,7 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
   assert.ok(fs.readFileSync(path.join(root, "src/main.c"), "utf8").includes("hi, %s"));
   assert.ok(fs.existsSync(path.join(root, "README.old.md")));
   // edit: by a witness read through the server
-  const peek = await client.callTool({ name: "peek", arguments: { path: "src/main.c", lines: "3", witness: true } });
+  const peek = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "3", witness: true } });
   const w = peek.structuredContent.data.lines[0].witness;
   const r = await client.callTool({
     name: "edit",
@@ -146,34 +146,50 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
 test("errors come as isError with the tool's rule; a retry repair runs again from its arguments", async () => {
   const { root } = tree();
   const client = await connect(root);
-  let r = await client.callTool({ name: "peek", arguments: { path: "missing.txt" } });
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["missing.txt"] } });
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.rule, "io.not-found");
 
-  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", lnes: "1:2" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lnes: "1:2" } });
   assert.equal(r.isError, true);
   const e = r.structuredContent.error;
   assert.equal(e.rule, "args.unknown-flag");
-  assert.deepEqual(e.repair.arguments, { lines: "1:2", path: "src/main.c" });
+  assert.deepEqual(e.repair.arguments, { lines: "1:2", paths: ["src/main.c"] });
+  assert.equal(e.repair.tool, "peek");
   r = await client.callTool({ name: "peek", arguments: e.repair.arguments });
   assert.equal(r.isError, false);
   assert.equal(r.structuredContent.data.to, 2);
 
   fs.writeFileSync(path.join(root, "long.txt"), "x".repeat(5000) + "\n");
-  r = await client.callTool({ name: "peek", arguments: { path: "long.txt", max_line_bytes: 100 } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["long.txt"], max_line_bytes: 100 } });
   assert.equal(r.structuredContent.error.rule, "limit.line-too-long");
   const again = await client.callTool({ name: "peek", arguments: r.structuredContent.error.repair.arguments });
   assert.equal(again.isError, false);
 
   r = await client.callTool({ name: "write", arguments: { stdin: "x", path: "notes.txt" } });
   assert.equal(r.structuredContent.error.rule, "precondition.required");
-  r = await client.callTool({ name: "peek", arguments: { path: "../outside/secret.txt" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["../outside/secret.txt"] } });
   assert.equal(r.structuredContent.error.rule, "path.dotdot");
   assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
-  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", root: "../outside" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], root: "../outside" } });
   assert.equal(r.structuredContent.error.rule, "path.dotdot");
   // an unknown tool is the protocol's error
   await assert.rejects(client.callTool({ name: "rm", arguments: {} }), /Unknown tool/);
+  await client.close();
+});
+
+test("a match in a line past every cap: the repair is peek's, as that tool's arguments", async () => {
+  const { root } = tree();
+  const line = "x".repeat(20 * 1024 * 1024) + '"needle":1' + "y".repeat(1000) + "\n";
+  fs.writeFileSync(path.join(root, "one-line.json"), line);
+  const client = await connect(root);
+  const r = await client.callTool({ name: "seek", arguments: { pattern: '"needle"', paths: ["one-line.json"], max_line_bytes: 16777216 } });
+  const err = r.structuredContent.records.find((x) => x.type === "error").error;
+  assert.equal(err.rule, "limit.line-too-long");
+  assert.equal(err.repair.tool, "peek");
+  const window = await client.callTool({ name: "peek", arguments: err.repair.arguments });
+  assert.equal(window.isError, false);
+  assert.ok(window.structuredContent.data.text.includes('"needle"'));
   await client.close();
 });
 
@@ -191,17 +207,17 @@ test("roots the client declares narrow the server's root and never widen it", as
   const { dir, root } = tree();
   const sub = path.join(root, "sub");
   let client = await connect(root, { roots: [sub] });
-  let r = await client.callTool({ name: "peek", arguments: { path: "inner.txt" } });
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"] } });
   assert.equal(r.isError, false, JSON.stringify(r.content));
-  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"] } });
   assert.equal(r.structuredContent.error.rule, "io.not-found"); // relative to sub: not there
-  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", root: "." } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], root: "." } });
   assert.equal(r.structuredContent.error.rule, "path.outside-root");
   await client.close();
 
   // a client root outside the server's root gives nothing
   client = await connect(root, { roots: [path.join(dir, "outside")] });
-  r = await client.callTool({ name: "peek", arguments: { path: "secret.txt" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["secret.txt"] } });
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.rule, "path.outside-root");
   assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
@@ -209,7 +225,7 @@ test("roots the client declares narrow the server's root and never widen it", as
 
   // a client root above the server's root narrows to the server's root
   client = await connect(root, { roots: [dir] });
-  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", lines: "1" } });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } });
   assert.equal(r.isError, false);
   await client.close();
 });
@@ -234,7 +250,7 @@ test("a cancelled call's tool is killed: no process left in /proc", async () => 
   }
   assert.deepEqual(left, []);
   // the server still answers
-  const r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", lines: "1" } });
+  const r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } });
   assert.equal(r.isError, false);
   await client.close();
 });
@@ -244,7 +260,7 @@ test("32 calls at once all answer, each its own", async () => {
   for (let i = 0; i < 32; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), `file ${i}\n`);
   const client = await connect(root, { args: ["--max-concurrent", "8"] });
   const results = await Promise.all(
-    Array.from({ length: 32 }, (_, i) => client.callTool({ name: "peek", arguments: { path: `f${i}.txt` } })),
+    Array.from({ length: 32 }, (_, i) => client.callTool({ name: "peek", arguments: { paths: [`f${i}.txt`] } })),
   );
   results.forEach((r, i) => {
     assert.equal(r.isError, false);

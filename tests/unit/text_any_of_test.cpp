@@ -180,4 +180,27 @@ TEST(AnyOf, ScannerAgreesWithTheParts) {
   EXPECT_GT(long_seen, 50);
 }
 
+// In a piece of a long line, the earliest start of any pattern, so a long line's occurrences
+// are found for several patterns as for one; a part that cannot say where makes it say none.
+TEST(AnyOf, FirstInIsTheEarliestOfEveryPart) {
+  std::vector<std::unique_ptr<text::Matcher>> parts;
+  parts.push_back(text::literal_matcher("key", false, false));
+  parts.push_back(text::literal_matcher("ab", false, false));
+  auto m = text::any_of(std::move(parts));
+  ASSERT_TRUE(m->positions());
+  const std::string w = "xxabxkeyab";
+  auto s = m->first_in(w, 0, w.size(), true, true);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->start, 2u);
+  s = m->first_in(w, 3, w.size(), true, true);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->start, 5u);
+  EXPECT_FALSE(m->first_in(w, 9, w.size(), true, true));
+  std::vector<std::unique_ptr<text::Matcher>> mixed;
+  mixed.push_back(text::literal_matcher("key", false, false));
+  text::RegexError err;
+  mixed.push_back(text::regex_matcher("k.y", false, false, err));
+  EXPECT_FALSE(text::any_of(std::move(mixed))->positions());
+}
+
 }  // namespace
