@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <map>
 
-#include "contract/main.h"
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
 #include "os/hash.h"
@@ -18,6 +17,7 @@
 #include "os/place.h"
 #include "os/temp_file.h"
 #include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"

@@ -21,12 +21,12 @@
 #include <climits>
 #include <tuple>
 
-#include "contract/main.h"
 #include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
 #include "os/place.h"
 #include "os/rename_noreplace.h"
+#include "runner/main.h"
 
 namespace {
 

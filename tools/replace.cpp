@@ -25,7 +25,6 @@
 #include <optional>
 #include <tuple>
 
-#include "contract/main.h"
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
 #include "os/hash.h"
@@ -33,6 +32,7 @@
 #include "os/place.h"
 #include "os/temp_file.h"
 #include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"

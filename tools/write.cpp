@@ -35,7 +35,6 @@
 
 #include <algorithm>
 
-#include "contract/main.h"
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
 #include "os/hash.h"
@@ -43,6 +42,7 @@
 #include "os/place.h"
 #include "os/temp_file.h"
 #include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 
 namespace {
