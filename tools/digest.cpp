@@ -17,12 +17,12 @@
 #include <memory>
 #include <variant>
 
-#include "contract/main.h"
 #include "os/hash.h"
 #include "os/line_reader.h"
 #include "os/link_target.h"
 #include "os/open.h"
 #include "os/path.h"
+#include "runner/main.h"
 
 namespace {
 

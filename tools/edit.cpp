@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <map>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
@@ -304,8 +308,8 @@ Json run(const Args& a, contract::Context& ctx) {
   auto opened = os::open_existing(place);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
-  // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
-  os::Bytes before_buf;
+  // Read once, into a huge-page buffer (mem/big_alloc.h says why), hashed as it arrives.
+  mem::Bytes before_buf;
   os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });

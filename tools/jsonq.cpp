@@ -18,9 +18,9 @@
 #include <new>
 #include <set>
 
-#include "contract/main.h"
 #include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/pointer.h"
 
 namespace {

@@ -14,9 +14,9 @@
 #include <climits>
 #include <queue>
 
-#include "contract/main.h"
 #include "os/open.h"
 #include "os/walk.h"
+#include "runner/main.h"
 #include "text/fuzzy.h"
 
 namespace {

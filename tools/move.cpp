@@ -13,7 +13,7 @@
 //  * --if-sha256 hashes a regular file's content and a symbolic link's target text (the
 //    link is never followed); a directory or a special file cannot be hashed
 //    (io.is-a-directory, io.special-file), so --remove does not take those.
-//  * Both directories are locked (os/atomic.h), and the hash is read under the lock.
+//  * Both directories are locked (os/dir_lock.h), and the hash is read under the lock.
 //  * NEWPATH equal to PATH or inside it is path.bad-name, refused before anything is opened.
 #include <unistd.h>
 
@@ -21,10 +21,12 @@
 #include <climits>
 #include <tuple>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/rename_noreplace.h"
+#include "runner/main.h"
 
 namespace {
 

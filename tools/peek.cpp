@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "contract/main.h"
 #include "os/file_witness.h"
 #include "os/line_reader.h"
 #include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/eol.h"
 #include "text/witness.h"
 

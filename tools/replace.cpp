@@ -25,10 +25,14 @@
 #include <optional>
 #include <tuple>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
@@ -685,7 +689,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   size_t longest = 0;
   for (const Finder& f : finders) longest = std::max(longest, f.needle().size());
 
-  os::Bytes win;
+  mem::Bytes win;
   if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
   os::Sha hash1;
   Check check1;
@@ -737,7 +741,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
 
   auto decided = decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
     // An error path: the file is read whole here (it is within --max-bytes), once.
-    os::Bytes text;
+    mem::Bytes text;
     auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
     if (!std::holds_alternative<os::WholeFile>(read) || !std::get<os::WholeFile>(read).kept)
       return Json::array();
@@ -822,7 +826,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
     const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
     int64_t delta = 0;  // lines the new file has more than the old before the region
     for (const Region& r : regions) {
-      os::Bytes old_region;
+      mem::Bytes old_region;
       if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
         return fail(os::errno_error(ENOMEM, a.path, "read"));
       long long got = os::pread_full(fd, old_region.data(), static_cast<size_t>(r.end - r.start), r.start);
@@ -900,7 +904,7 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
     report(a, ctx, std::move(err));
     return Json(nullptr);
   };
-  os::Bytes old;
+  mem::Bytes old;
   os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });

@@ -9,13 +9,13 @@
 #include <deque>
 #include <thread>
 
-#include "contract/main.h"
 #include "contract/parse.h"
 #include "os/file_witness.h"
 #include "os/inputs.h"
 #include "os/open.h"
 #include "os/ordered.h"
 #include "os/walk.h"
+#include "runner/main.h"
 #include "text/any_of.h"
 #include "text/line_record.h"
 #include "text/regex.h"

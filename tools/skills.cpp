@@ -17,9 +17,9 @@
 #include <cerrno>
 #include <map>
 
-#include "contract/main.h"
 #include "os/open.h"
 #include "os/walk.h"
+#include "runner/main.h"
 
 namespace {
 

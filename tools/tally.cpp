@@ -17,9 +17,9 @@
 #include <memory>
 #include <new>
 
-#include "contract/main.h"
 #include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/eol.h"
 #include "text/regex.h"
 #include "text/search.h"

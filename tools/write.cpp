@@ -9,7 +9,7 @@
 //    whether its hash matched --if-sha256 or not, and for --create when the file exists with
 //    exactly these bytes (the retry of a create that landed). Any other existing content is
 //    conflict.exists / precondition.hash-mismatch with detail.actual_sha256, repair none.
-//  * The precondition is checked under the directory lock (os/atomic.h says why there), on the
+//  * The precondition is checked under the directory lock (os/dir_lock.h says why there), on the
 //    descriptor the hash is read from; a dry run takes no lock and makes no mutating call.
 //  * A new file is 0644 less the umask; a replaced one keeps its permission bits and sticky
 //    bit (set-id bits do not survive a content change) and, where the OS allows, its owner.
@@ -17,7 +17,7 @@
 //    directories made by a call that then fails are removed again (best effort).
 //  * The content is held in memory (--max-bytes, ceiling 256 MiB), and so is the file it
 //    replaces when it is no larger, for the diff; a larger one is hashed in chunks and diff is
-//    null. Each is read once, hashed as it arrives, into huge-page buffers (os::Bytes).
+//    null. Each is read once, hashed as it arrives, into huge-page buffers (mem::Bytes).
 //  * The temporary file is written (and its writeback started) before the diff is computed,
 //    so the device and the CPU work at the same time; it is renamed only after.
 //  * Line endings and BOM are the file's unless the caller says otherwise (TOOLS.md: what
@@ -35,10 +35,14 @@
 
 #include <algorithm>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 
 namespace {
@@ -255,7 +259,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 // The content, from stdin or --content-file, at most max_bytes of it, and its hash (computed
 // piece by piece as it is read, while each piece is still in the cache).
 struct Content {
-  os::Bytes bytes;
+  mem::Bytes bytes;
   std::string sha256;
 };
 
@@ -385,7 +389,7 @@ Json run(const Args& a, contract::Context& ctx) {
   std::optional<std::string> before;  // the current hash, when the file exists
   text::EolTally old_eols;            // the current line endings and BOM, when it exists
   std::string old_head;
-  os::Bytes old_bytes;
+  mem::Bytes old_bytes;
   bool old_kept = true;
   std::optional<mode_t> mode;
   std::optional<std::pair<uid_t, gid_t>> owner;
@@ -432,7 +436,7 @@ Json run(const Args& a, contract::Context& ctx) {
                                  : BomWrite::AsGiven;
   const text::Rewrite planned = text::rewritten_size(content, eol_write, bom_write);
   std::string after = read->sha256;
-  os::Bytes rewritten;
+  mem::Bytes rewritten;
   if (planned.changed) {
     if (!rewritten.reserve(static_cast<size_t>(planned.size)))
       return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
@@ -556,7 +560,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
 int main(int argc, char** argv) {
   // Middle-sized blocks come from the heap and stay there when freed, so a later phase (the
   // diff) reuses pages an earlier one already touched instead of faulting in fresh ones; the
-  // large ones are huge-page buffers of their own (os::Bytes, os::BigVector).
+  // large ones are huge-page buffers of their own (mem::Bytes, mem::BigVector).
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);

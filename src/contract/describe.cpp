@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "contract/main.h"
+#include "contract/context.h"
 
 namespace contract {
 

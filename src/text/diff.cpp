@@ -8,18 +8,18 @@
 #include <new>
 #include <utility>
 
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
 
 namespace text {
 namespace {
 
-using os::BigVector;
+using mem::BigVector;
 
 // The memory of one region's diff: its arrays (line offsets, ids, marks, maps, Myers' V) are
 // carved from one buffer sized from the line counts up front, and let go together. One
 // buffer, not a dozen: each would be a middle-sized malloc block faulting in 4 KiB at a
 // time, and on a VM those faults were most of the diff's time in a fresh process (1.8 ms
-// warm against 5 ms and more cold for the 1 MiB benchmark); a buffer from os::big_alloc is
+// warm against 5 ms and more cold for the 1 MiB benchmark); a buffer from mem::big_alloc is
 // in huge pages. Nothing is freed before the end (a bump allocator); the table of interned
 // lines, the largest array and the first done with, is its own BigVector.
 class Arena {
@@ -28,7 +28,7 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena() {
-    for (auto& [p, n] : blocks_) os::big_free(p, n);
+    for (auto& [p, n] : blocks_) mem::big_free(p, n);
   }
   void* take(size_t bytes, size_t align) {
     size_t at = (used_ + align - 1) / align * align;
@@ -43,7 +43,7 @@ class Arena {
  private:
   void grow(size_t bytes) {
     bytes = std::max<size_t>(bytes, 4096);
-    auto* p = static_cast<char*>(os::big_alloc(bytes));
+    auto* p = static_cast<char*>(mem::big_alloc(bytes));
     if (!p) throw std::bad_alloc();
     blocks_.emplace_back(p, bytes);
     used_ = 0;

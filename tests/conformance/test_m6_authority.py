@@ -320,7 +320,7 @@ def test_landlock_refusal_is_a_tagged_error(tmp_path):
 
 
 def test_write_parents_without_root_is_not_refused_by_its_own_sandbox(tmp_path):
-    """BUG (src/contract/main.cpp:220-226 with src/os/sandbox.cpp landlock()): without --root the
+    """BUG (src/runner/main.cpp:196-202 with src/os/sandbox.cpp landlock()): without --root the
     write rule goes on the target's parent directory, opened when the profile is installed; with
     --parents that directory does not exist yet, the open fails and the rule is skipped, so the
     documented `write --create --parents new/sub/f.txt` fails with io.permission-denied

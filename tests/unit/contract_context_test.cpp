@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "contract/main.h"
+#include "contract/context.h"
 
 namespace {
 
