@@ -238,6 +238,11 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
   };
   for (auto& [key, value] : arguments.members()) {
     auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return x.name == key; });
+    // "path" for an operand that takes several ("paths"): one of them, as a model often writes.
+    if (p == tool.props.end())
+      p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) {
+        return x.kind == Prop::Kind::Operand && x.max > 1 && x.name == key + "s";
+      });
     if (p != tool.props.end() && p->kind == Prop::Kind::Root) continue;  // decided by the caller
     if (value.is_null()) continue;
     if (p == tool.props.end()) {

@@ -31,7 +31,7 @@ const ref = await connect(process.execPath, [path.join(here, "node_modules/@mode
 let flip = 0;
 const ops = {
   "read 100 lines": [
-    () => tack.callTool({ name: "peek", arguments: { path: "file.txt", lines: "1:100" } }),
+    () => tack.callTool({ name: "peek", arguments: { paths: ["file.txt"], lines: "1:100" } }),
     () => ref.callTool({ name: "read_text_file", arguments: { path: path.join(root, "file.txt"), head: 100 } }),
   ],
   "list a directory": [
@@ -41,7 +41,7 @@ const ops = {
   "edit one line": [
     () => {
       const [a, b] = flip++ % 2 ? ["value = 2", "value = 1"] : ["value = 1", "value = 2"];
-      return tack.callTool({ name: "replace", arguments: { old: a, new: b, path: "edit.txt" } });
+      return tack.callTool({ name: "replace", arguments: { old: a, new: b, paths: ["edit.txt"] } });
     },
     () => {
       const [a, b] = flip++ % 2 ? ["value = 2", "value = 1"] : ["value = 1", "value = 2"];

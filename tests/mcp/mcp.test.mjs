@@ -166,6 +166,9 @@ test("errors come as isError with the tool's rule; a retry repair runs again fro
   const again = await client.callTool({ name: "peek", arguments: r.structuredContent.error.repair.arguments });
   assert.equal(again.isError, false);
 
+  // "path" where the tool takes several ("paths"): taken as one of them
+  r = await client.callTool({ name: "peek", arguments: { path: "src/main.c", lines: "1" } });
+  assert.equal(r.isError, false);
   r = await client.callTool({ name: "write", arguments: { stdin: "x", path: "notes.txt" } });
   assert.equal(r.structuredContent.error.rule, "precondition.required");
   r = await client.callTool({ name: "peek", arguments: { paths: ["../outside/secret.txt"] } });
