@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "contract/parse.h"
 #include "mcp/child.h"
 #include "mcp/json_in.h"
 
@@ -167,13 +168,19 @@ std::optional<std::string> describe_tool(const std::string& bin, ToolEntry& t) {
     p.min = member(o, "min") ? member(o, "min")->as_uint() : 0;
     const Json* max = member(o, "max");
     p.max = max && !max->is_null() ? max->as_uint() : SIZE_MAX;
+    OperandSpec spec{name, string_member(o, "unless") ? string_member(o, "unless")->substr(2) : "", p.min, p.max, ""};
     p.name = underscored(lower(name));
     if (p.max > 1 && p.name.back() != 's') p.name += "s";
     // A flag of the same name wins when the operand is optional; else the operand is renamed.
     if (std::find(flag_props.begin(), flag_props.end(), p.name) != flag_props.end()) {
-      if (p.min == 0) continue;
+      if (p.min == 0) {
+        t.operands.push_back(std::move(spec));
+        continue;
+      }
       p.name += "_operand";
     }
+    spec.prop = p.name;
+    t.operands.push_back(std::move(spec));
     std::string help = string_member(o, "help") ? *string_member(o, "help") : "";
     Json schema = p.max > 1 ? Json::object({{"type", "array"},
                                              {"items", Json::object({{"type", "string"}})},
@@ -327,104 +334,68 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
 std::optional<Json> argv_to_arguments(const ToolEntry& tool, const std::vector<std::string>& argv,
                                       const std::string& call_root, const std::string& server_root,
                                       const std::string& stdin_data) {
+  // Read the argv with the tool's own parser (the contract's), from the tool's own table as
+  // introspect gave it, then name each value by its property.
+  using contract::FlagInfo;
+  using contract::Kind;
+  using contract::Role;
+  auto kind_of = [](const std::string& k) {
+    return k == "bool" ? Kind::Bool : k == "nat" ? Kind::Nat : k == "choice" ? Kind::Choice
+         : k == "range" ? Kind::Range : k == "list" ? Kind::List : k == "path" ? Kind::Path : Kind::Text;
+  };
+  std::vector<FlagInfo> flags;
+  std::vector<const Prop*> by_flag;
+  for (auto& p : tool.props) {
+    if (p.kind != Prop::Kind::Flag && p.kind != Prop::Kind::Stdin) continue;
+    Kind k = p.kind == Prop::Kind::Stdin ? Kind::Bool : kind_of(p.flag_kind);
+    // Values are taken as text here: the tool itself checked them when it made the repair.
+    if (k == Kind::Nat || k == Kind::Choice || k == Kind::Range) k = Kind::Text;
+    flags.push_back({p.flag, p.short_name, k, Role::None, k == Kind::Bool ? "" : "V", "", 0, 0, "", "", "-", false});
+    by_flag.push_back(&p);
+  }
+  flags.push_back({"root", 0, Kind::Path, Role::Root, "DIR", "", 0, 0, "", "", "-", false});
+  flags.push_back({"format", 0, Kind::Text, Role::Format, "F", "", 0, 0, "", "", "-", false});
+  std::vector<contract::OperandInfo> operands;
+  for (auto& o : tool.operands)
+    operands.push_back({o.name, Role::PathRead, o.min, o.max, "-", false, o.unless});
+  contract::Parsed parsed = contract::parse_argv(argv, flags, operands);
+  if (!parsed.errors.empty()) return std::nullopt;
   Json args = Json::object();
-  std::vector<std::string> positional;
-  bool ended = false;
-  auto flag_prop = [&](std::string_view name) -> const Prop* {
-    for (auto& p : tool.props)
-      if ((p.kind == Prop::Kind::Flag || p.kind == Prop::Kind::Stdin) && p.flag == name) return &p;
-    return nullptr;
-  };
-  auto short_prop = [&](char c) -> const Prop* {
-    for (auto& p : tool.props)
-      if (p.kind == Prop::Kind::Flag && p.short_name == c) return &p;
-    return nullptr;
-  };
-  auto set = [&](const Prop& p, const std::string& value) {
+  for (auto& [idx, v] : parsed.values) {
+    const std::string raw = argv[v.token].substr(v.token_prefix.size());
+    if (idx >= by_flag.size()) {
+      if (flags[idx].name != "root" || raw == call_root) continue;
+      // A narrower root than the call's: as the root argument, relative to the server's.
+      if (raw.rfind(server_root + "/", 0) != 0) return std::nullopt;
+      args.set("root", raw.substr(server_root.size() + 1));
+      continue;
+    }
+    const Prop& p = *by_flag[idx];
     if (p.kind == Prop::Kind::Stdin) {
       args.set("stdin", stdin_data);
     } else if (p.flag_kind == "bool") {
       args.set(p.name, true);
     } else if (p.flag_kind == "nat") {
-      args.set(p.name, nat_default(value));
+      args.set(p.name, nat_default(raw));
     } else if (p.flag_kind == "list") {
       Json list = args.get(p.name) ? *args.get(p.name) : Json::array();
-      list.push(value);
+      list.push(raw);
       args.set(p.name, std::move(list));
     } else {
-      args.set(p.name, value);
-    }
-  };
-  for (size_t i = 1; i < argv.size(); ++i) {
-    const std::string& tok = argv[i];
-    if (ended || tok.size() < 2 || tok[0] != '-') {
-      positional.push_back(tok);
-      continue;
-    }
-    if (tok == "--") {
-      ended = true;
-      continue;
-    }
-    if (tok[1] == '-') {
-      size_t eq = tok.find('=');
-      std::string name = tok.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      bool has_value = eq != std::string::npos;
-      std::string value = has_value ? tok.substr(eq + 1) : "";
-      if (name == "root" || name == "format") {
-        if (!has_value && i + 1 < argv.size()) value = argv[++i];
-        if (name == "root" && value != call_root) {
-          // A narrower root than the call's: as the root argument, relative to the server's.
-          if (value.rfind(server_root + "/", 0) != 0) return std::nullopt;
-          args.set("root", value.substr(server_root.size() + 1));
-        }
-        continue;
-      }
-      const Prop* p = flag_prop(name);
-      if (!p) return std::nullopt;
-      if (p->flag_kind != "bool" && p->kind != Prop::Kind::Stdin && !has_value) {
-        if (i + 1 >= argv.size()) return std::nullopt;
-        value = argv[++i];
-      }
-      set(*p, value);
-      continue;
-    }
-    for (size_t j = 1; j < tok.size(); ++j) {
-      const Prop* p = short_prop(tok[j]);
-      if (!p) return std::nullopt;
-      if (p->flag_kind == "bool") {
-        set(*p, "");
-        continue;
-      }
-      std::string value = tok.substr(j + 1);
-      if (value.empty()) {
-        if (i + 1 >= argv.size()) return std::nullopt;
-        value = argv[++i];
-      }
-      set(*p, value);
-      break;
+      args.set(p.name, raw);
     }
   }
-  // Operands fill their slots in order, each leaving enough for the slots after it.
-  std::vector<const Prop*> slots;
-  for (auto& p : tool.props)
-    if (p.kind == Prop::Kind::Operand) slots.push_back(&p);
-  size_t next = 0;
-  for (size_t s = 0; s < slots.size(); ++s) {
-    size_t later = 0;
-    for (size_t u = s + 1; u < slots.size(); ++u) later += slots[u]->min;
-    size_t avail = positional.size() - next;
-    size_t take = std::min(slots[s]->max, avail > later ? avail - later : 0);
-    take = std::max(take, std::min(slots[s]->min, avail));
-    if (slots[s]->max > 1) {
-      Json list = Json::array();
-      for (size_t k = 0; k < take; ++k) list.push(positional[next + k]);
-      if (take > 0) args.set(slots[s]->name, std::move(list));
-    } else if (take == 1) {
-      args.set(slots[s]->name, positional[next]);
+  for (auto& o : parsed.operands) {
+    const OperandSpec& spec = tool.operands[o.spec];
+    if (spec.prop.empty()) return std::nullopt;  // an operand no property carries
+    if (spec.max > 1) {
+      Json list = args.get(spec.prop) ? *args.get(spec.prop) : Json::array();
+      list.push(o.value);
+      args.set(spec.prop, std::move(list));
+    } else {
+      args.set(spec.prop, o.value);
     }
-    next += take;
   }
-  if (next != positional.size()) return std::nullopt;
   return args;
 }
 

@@ -24,8 +24,16 @@ struct Prop {
   size_t min = 0, max = 1;
 };
 
+// An operand as the tool's parser sees it (a property may leave one out: see catalog.cpp).
+struct OperandSpec {
+  std::string name, unless;  // unless: the flag (no dashes) that makes it not taken
+  size_t min = 0, max = 1;
+  std::string prop;          // its property, or empty
+};
+
 struct ToolEntry {
   std::string name;
+  std::vector<OperandSpec> operands;
   std::string bin;                // absolute path of the tool's binary
   bool stream = false;            // NDJSON answer (gathered into {records, end})
   bool writes = false;            // declares the write effect

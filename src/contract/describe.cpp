@@ -302,6 +302,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
                                 {"min", o.min},
                                 {"max", o.max == kMany ? Json() : Json(o.max)},
                                 {"stdin_dash", o.dash_is_stdin},
+                                {"unless", o.unless.empty() ? Json() : Json("--" + std::string(o.unless))},
                                 {"help", o.help}}));
   Json codes = Json::array();
   for (Exit e : exits(tool, a))
