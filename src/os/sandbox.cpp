@@ -26,6 +26,8 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "os/process.h"
+
 namespace os {
 
 namespace {
@@ -40,6 +42,7 @@ struct SeccompProgram {
 constexpr uint64_t kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
                    kFsReadDir = 1ull << 3, kFsRemoveDir = 1ull << 4, kFsRemoveFile = 1ull << 5, kFsMakeDir = 1ull << 7,
                    kFsMakeReg = 1ull << 8, kFsMakeSym = 1ull << 12, kFsRefer = 1ull << 13, kFsTruncate = 1ull << 14;
+constexpr uint64_t kFsMakeSock = 1ull << 9, kFsMakeFifo = 1ull << 10;
 constexpr uint64_t kNetBindTcp = 1ull << 0, kNetConnectTcp = 1ull << 1;
 
 uint64_t fs_rights(int abi) {
@@ -86,7 +89,32 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   if (tool.effects & contract::kStartPrograms) read |= kFsExecute;
   bool writer = tool.effects & contract::kWriteFiles;
   bool ok = true;
-  if (root_fd >= 0) {
+  if (tool.effects & contract::kStartPrograms) {
+    // A supervisor: it reads (and executes) anywhere; it writes beneath the root (the working
+    // directory without one), where its program may write, and beneath /tmp, where it makes
+    // the program's private TMPDIR; and it makes the program's cgroup. The program's own
+    // ruleset (program_ruleset) narrows this again.
+    uint64_t supervise = (write | kFsMakeSock | kFsMakeFifo) & all;
+    int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ok = slash >= 0 && allow_beneath(rs, slash, read);
+    if (slash >= 0) close(slash);
+    int here = root_fd >= 0 ? dup(root_fd) : open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ok = ok && here >= 0 && allow_beneath(rs, here, supervise);
+    if (here >= 0) close(here);
+    std::vector<std::string> dirs = Cgroup::parents();
+    dirs.push_back("/tmp");
+    for (const std::string& dir : dirs) {
+      int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ok = ok && allow_beneath(rs, fd, supervise);
+      close(fd);
+    }
+    int null = open("/dev/null", O_PATH | O_CLOEXEC);
+    if (null >= 0) {
+      ok = ok && allow_beneath(rs, null, (kFsReadFile | kFsWriteFile) & all);
+      close(null);
+    }
+  } else if (root_fd >= 0) {
     ok = allow_beneath(rs, root_fd, writer ? write : read);
   } else {
     int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -135,6 +163,41 @@ int landlock_abi() {
   return v < 0 ? 0 : static_cast<int>(v);
 }
 
+ProgramRuleset program_ruleset(std::span<const int> write_fds) {
+  ProgramRuleset out;
+  int abi = landlock_abi();
+  if (abi <= 0) return out;
+  uint64_t all = fs_rights(abi);
+  constexpr uint64_t kScopeAbstractUnix = 1ull << 0, kScopeSignal = 1ull << 1;
+  RulesetAttr attr{all, abi >= 4 ? (kNetBindTcp | kNetConnectTcp) : 0,
+                   abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
+  size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+  int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
+  if (rs < 0) return out;
+  const uint64_t read = kFsReadFile | kFsReadDir | kFsExecute;
+  const uint64_t write = (read | kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir |
+                          kFsMakeReg | kFsMakeSym | kFsMakeSock | kFsMakeFifo | kFsRefer |
+                          kFsTruncate) & all;
+  int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  bool ok = slash >= 0 && allow_beneath(rs, slash, read);
+  if (slash >= 0) close(slash);
+  for (int fd : write_fds) ok = ok && allow_beneath(rs, fd, write);
+  int null = open("/dev/null", O_PATH | O_CLOEXEC);
+  if (null >= 0) {
+    ok = ok && allow_beneath(rs, null, (kFsReadFile | kFsWriteFile) & all);
+    close(null);
+  }
+  if (!ok) {
+    close(rs);
+    return out;
+  }
+  out.fd = rs;
+  out.abi = abi;
+  out.tcp = abi >= 4;
+  out.scoped = abi >= 6;
+  return out;
+}
+
 std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files) {
   const SeccompProgram& p = kSeccompPrograms[(start_programs ? 2 : 0) + (write_files ? 1 : 0)];
   return {p.bytes, p.size};
@@ -157,12 +220,33 @@ contract::Json authority(const contract::Tool& tool) {
   using contract::Json;
   int abi = landlock_abi();
   bool writer = tool.effects & contract::kWriteFiles;
+  if (tool.effects & contract::kStartPrograms) {
+    bool cgroup = !Cgroup::parents().empty();
+    return Json::object({
+        {"files", "read and write: it reads anywhere and writes beneath --root (without it: the "
+                  "working directory), a private TMPDIR it removes afterwards, and its cgroup; "
+                  "its program the same, less the cgroup (less the root with --read-only)"},
+        {"programs", "only those in " + std::string(tool.programs_dir) +
+                         ", by plain name; each in its own session and process group, without "
+                         "capabilities, ended with everything it started"},
+        {"network", "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
+                    "refused (Landlock ABI 4+), for the tool and its program alike"},
+        {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
+                                     {"landlock_tcp", abi >= 4},
+                                     {"landlock_scope", abi >= 6},
+                                     {"seccomp", seccomp_available()},
+                                     {"no_new_privs", true},
+                                     {"cgroup", cgroup}})},
+        {"without_mechanism", "best effort: without Landlock the program may write wherever "
+                              "the user may; the answer's confinement says what held"},
+    });
+  }
   return Json::object({
       {"files",
        writer ? "read and write beneath --root (without it: read anywhere, write beneath the "
                 "target's directory)"
               : "read only: beneath --root when given, else anywhere; no write right anywhere"},
-      {"programs", (tool.effects & contract::kStartPrograms) ? "may start programs" : "none: execve, fork and new processes refused"},
+      {"programs", "none: execve, fork and new processes refused"},
       {"network", "none: sockets refused"},
       {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
                                    {"seccomp", seccomp_available()},

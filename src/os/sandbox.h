@@ -26,6 +26,18 @@ bool seccomp_available();
 // libseccomp compiled it from src/os/seccomp_profile.cpp when tack was built.
 std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files);
 
+// The Landlock ruleset a started program is restricted to, between fork and exec: read and
+// execute anywhere, write beneath each of `write_fds` and to /dev/null, no TCP bind or connect
+// (ABI 4), no signal or abstract socket reaching outside its own domain (ABI 6). `fd` is -1
+// where the kernel has no Landlock; the caller closes it.
+struct ProgramRuleset {
+  int fd = -1;
+  int abi = 0;
+  bool tcp = false;     // TCP bind/connect refused by Landlock
+  bool scoped = false;  // signals and abstract sockets scoped
+};
+ProgramRuleset program_ruleset(std::span<const int> write_fds);
+
 // The authority row as introspect prints it: what the tool may do and what enforces it here.
 contract::Json authority(const contract::Tool& tool);
 

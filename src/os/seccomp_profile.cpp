@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <initializer_list>
@@ -23,9 +24,18 @@ scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files) {
   // system call number when it is loaded (to cache the ones always allowed), and a chain made
   // that cost most of a tool's start-up.
   int rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-  // Networking for every tool, and a list nothing in tack needs.
-  for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
-                 SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(ptrace),
+  // Networking for every tool, and a list nothing in tack needs. A tool that starts programs
+  // hands this filter on to them: they keep local (AF_UNIX) sockets, every other family is
+  // refused (and Landlock refuses TCP bind and connect where the kernel has the rules).
+  if (start_programs) {
+    for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
+      rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  } else {
+    for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
+                   SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4)})
+      rc |= refuse(f, EPERM, nr);
+  }
+  for (int nr : {SCMP_SYS(ptrace),
                  SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(bpf),
                  SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
                  SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),

@@ -60,6 +60,8 @@ CATALOGUE = {
     "precondition.hash-failed": 8, "precondition.stale-witness": 5, "conflict.exists": 5,
     "conflict.locked": 5, "parse.json": 8, "query.bad-pointer": 2, "query.no-such-path": 3,
     "query.wrong-kind": 8, "query.unsupported-syntax": 2, "query.bad-pattern": 2,
+    "limit.output-too-large": 8, "run.program-name": 2, "run.program-not-found": 3,
+    "run.spawn-failed": 8,
 }
 EXIT_NAMES = {0: "SUCCESS", 1: "GENERAL_ERROR", 2: "INVALID_ARGS", 3: "NOT_FOUND",
               4: "PERMISSION_DENIED", 5: "CONFLICT", 6: "TIMEOUT", 8: "PRECONDITION_FAILED",
@@ -82,7 +84,15 @@ class ContractViolation(AssertionError):
     pass
 
 
+# `run` starts programs from one directory fixed when it is built: the suite drives its test
+# build (build/fixture/run), whose directory holds the fixture programs; the shipped
+# build/bin/run is checked apart (test_run.py).
+RUN_FIXTURE = BIN.parent / "fixture" / "run"
+
+
 def bin_path(tool: str) -> str:
+    if tool == "run":
+        return str(RUN_FIXTURE)
     return str(BIN / tool)
 
 
