@@ -5,6 +5,7 @@
 // program (Landlock: read anywhere, write beneath the root and a private TMPDIR; no internet
 // sockets), ends the whole tree it started (setsid, double forks, stopped or TERM-deaf
 // processes included), and answers the exit status and both streams as JSON.
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,7 +20,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <dirent.h>
 #include <memory>
 
 #include "contract/main.h"
@@ -50,36 +50,70 @@ struct Args {
 };
 
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "timeout-ms", .kind = Kind::Nat, .bind = &Args::timeout_ms, .value_name = "N",
-     .fallback = "30000", .ceiling = 600000, .floor = 1,
-     .help = "kill the program (and all it started) after N milliseconds", .limit = true},
-    {.name = "max-output", .kind = Kind::Nat, .bind = &Args::max_output, .value_name = "N",
-     .fallback = "1048576", .ceiling = kMaxBytes,
+    {.name = "timeout-ms",
+     .kind = Kind::Nat,
+     .bind = &Args::timeout_ms,
+     .value_name = "N",
+     .fallback = "30000",
+     .ceiling = 600000,
+     .floor = 1,
+     .help = "kill the program (and all it started) after N milliseconds",
+     .limit = true},
+    {.name = "max-output",
+     .kind = Kind::Nat,
+     .bind = &Args::max_output,
+     .value_name = "N",
+     .fallback = "1048576",
+     .ceiling = kMaxBytes,
      .help = "bytes kept of each stream; the program is killed at the first byte past it",
      .limit = true},
-    {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_,
+    {.name = "stdin",
+     .kind = Kind::Bool,
+     .bind = &Args::stdin_,
      .help = "pass this tool's standard input to the program (default: nothing)"},
-    {.name = "max-stdin", .kind = Kind::Nat, .bind = &Args::max_stdin, .value_name = "N",
-     .fallback = "1048576", .ceiling = kMaxBytes,
-     .help = "the most standard input passed with --stdin", .limit = true},
-    {.name = "cwd", .kind = Kind::Path, .role = contract::Role::PathRead, .bind = &Args::cwd,
-     .value_name = "DIR", .help = "the program's working directory, beneath the root (default: the root)"},
-    {.name = "read-only", .kind = Kind::Bool, .bind = &Args::read_only,
+    {.name = "max-stdin",
+     .kind = Kind::Nat,
+     .bind = &Args::max_stdin,
+     .value_name = "N",
+     .fallback = "1048576",
+     .ceiling = kMaxBytes,
+     .help = "the most standard input passed with --stdin",
+     .limit = true},
+    {.name = "cwd",
+     .kind = Kind::Path,
+     .role = contract::Role::PathRead,
+     .bind = &Args::cwd,
+     .value_name = "DIR",
+     .help = "the program's working directory, beneath the root (default: the root)"},
+    {.name = "read-only",
+     .kind = Kind::Bool,
+     .bind = &Args::read_only,
      .help = "the program may write only to its private TMPDIR, not beneath the root"},
-    {.name = "list", .kind = Kind::Bool, .bind = &Args::list,
+    {.name = "list",
+     .kind = Kind::Bool,
+     .bind = &Args::list,
      .excludes = "timeout-ms max-output stdin max-stdin cwd read-only",
      .help = "list the programs that may be run (also: no PROGRAM)"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
-    {.name = "PROGRAM", .role = contract::Role::None, .min = 0, .max = 1, .bind = &Args::program,
+    {.name = "PROGRAM",
+     .role = contract::Role::None,
+     .min = 0,
+     .max = 1,
+     .bind = &Args::program,
      .help = "a program name in the programs directory, never a path"},
-    {.name = "ARG", .role = contract::Role::None, .min = 0, .max = contract::kMany,
-     .bind = &Args::args, .help = "the program's arguments, passed byte for byte"},
+    {.name = "ARG",
+     .role = contract::Role::None,
+     .min = 0,
+     .max = contract::kMany,
+     .bind = &Args::args,
+     .help = "the program's arguments, passed byte for byte"},
 };
 
 constexpr contract::Rule kRules[] = {
-    {"args.missing-operand", Repairable::Never, "a flag that needs a PROGRAM was given without one"},
+    {"args.missing-operand", Repairable::Never,
+     "a flag that needs a PROGRAM was given without one"},
     {"args.conflict", Repairable::Never, "--list was given with a PROGRAM or a flag for one"},
     {"run.program-name"},
     {"run.program-not-found"},
@@ -93,7 +127,7 @@ constexpr contract::Rule kRules[] = {
 #define TOB R"({"$ref":"#/$defs/text_or_bytes"})"
 #define STREAM                                                                                \
   R"({"type":"object","required":["text","bytes","truncated"],"additionalProperties":false,)" \
-  R"("properties":{"text":)" TOB R"(,"bytes":{"type":"integer","minimum":0},)"                 \
+  R"("properties":{"text":)" TOB R"(,"bytes":{"type":"integer","minimum":0},)"                \
   R"("truncated":{"type":"boolean"}}})"
 constexpr std::string_view kData =
     R"({"oneOf":[{"type":"object","required":["programs"],"additionalProperties":false,)"
@@ -119,16 +153,20 @@ void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 const contract::Tool kTool{
     .name = "run",
-    .summary = "Start one program from the deployer's programs directory with exact arguments, "
-               "no shell, a fixed environment, a deadline and an output cap, confined; answers "
-               "its exit status and output, and leaves nothing it started running.",
-    .differs = "Unlike a shell tool or timeout(1) it runs only programs the deployer put in "
-               TACK_PROGRAMS_DIR ", by name; the program may write only beneath the root and a "
-               "private TMPDIR, has no internet sockets, and everything it starts (setsid, "
-               "double forks included) is killed at the deadline, the output cap, or when run "
-               "itself is stopped.",
-    .usage = "run [--root DIR] [--timeout-ms N] [--max-output N] [--stdin] [--max-stdin N] "
-             "[--cwd DIR] [--read-only] [--format json|text] -- PROGRAM [ARG...] | run --list",
+    .summary =
+        "Start one program from the deployer's programs directory with exact arguments, "
+        "no shell, a fixed environment, a deadline and an output cap, confined; answers "
+        "its exit status and output, and leaves nothing it started running.",
+    .differs =
+        "Unlike a shell tool or timeout(1) it runs only programs the deployer put "
+        "in " TACK_PROGRAMS_DIR
+        ", by name; the program may write only beneath the root and a "
+        "private TMPDIR, has no internet sockets, and everything it starts (setsid, "
+        "double forks included) is killed at the deadline, the output cap, or when run "
+        "itself is stopped.",
+    .usage =
+        "run [--root DIR] [--timeout-ms N] [--max-output N] [--stdin] [--max-stdin N] "
+        "[--cwd DIR] [--read-only] [--format json|text] -- PROGRAM [ARG...] | run --list",
     .output = contract::Output::Document,
     .schema = "run.v1",
     .data_schema = kData,
@@ -150,13 +188,13 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   if (a.program) {
     const std::string& p = *a.program;
     if (a.list) {
-      errs.push_back(contract::make_error("args.conflict", "--list takes no PROGRAM.",
-                                          Json::object({{"flags", Json::array({"--list", "PROGRAM"})}})));
+      errs.push_back(
+          contract::make_error("args.conflict", "--list takes no PROGRAM.",
+                               Json::object({{"flags", Json::array({"--list", "PROGRAM"})}})));
     }
     if (p.empty() || p == "." || p == ".." || p.find('/') != std::string::npos || p.size() > 255) {
       contract::Error e = contract::make_error(
-          "run.program-name",
-          "the program '" + contract::printable(p) + "' is not one plain name.",
+          "run.program-name", "the program '" + contract::printable(p) + "' is not one plain name.",
           Json::object({{"program", Json::bytes(p)}}));
       e.hint = "name a program of `run --list`; a path is never taken.";
       errs.push_back(std::move(e));
@@ -164,7 +202,8 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
     return;
   }
   if (a.list) return;
-  for (std::string_view f : {"timeout-ms", "max-output", "stdin", "max-stdin", "cwd", "read-only"}) {
+  for (std::string_view f :
+       {"timeout-ms", "max-output", "stdin", "max-stdin", "cwd", "read-only"}) {
     if (!ctx.given(f)) continue;
     errs.push_back(contract::make_error(
         "args.missing-operand", "--" + std::string(f) + " was given, but no PROGRAM to run.",
@@ -176,7 +215,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 // --- the programs directory ---------------------------------------------------------------
 
 bool runnable(int dir, const char* name) {
-  struct stat st{};
+  struct stat st {};
   return name[0] != '.' && fstatat(dir, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
          faccessat(dir, name, X_OK, AT_EACCESS) == 0;
 }
@@ -205,29 +244,32 @@ std::string errno_name(int e) {
 // The program's absolute path, or the error that says why there is none.
 std::variant<std::string, contract::Error> find_program(const std::string& name) {
   auto not_found = [&](std::string why) {
-    contract::Error e = contract::make_error(
-        "run.program-not-found",
-        "the programs directory holds no program '" + contract::printable(name) + "' (" + why + ").",
-        Json::object({{"program", Json::bytes(name)}, {"reason", why}}));
+    contract::Error e =
+        contract::make_error("run.program-not-found",
+                             "the programs directory holds no program '" +
+                                 contract::printable(name) + "' (" + why + ").",
+                             Json::object({{"program", Json::bytes(name)}, {"reason", why}}));
     e.hint = "`run --list` names the programs that may be run.";
     return e;
   };
   int dir = open(TACK_PROGRAMS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return not_found("the programs directory does not exist");
-  struct stat st{};
+  struct stat st {};
   std::variant<std::string, contract::Error> out = std::string(TACK_PROGRAMS_DIR "/") + name;
   if (name[0] == '.') {
     out = not_found("a hidden name is never a program");
   } else if (fstatat(dir, name.c_str(), &st, 0) != 0) {
-    struct stat lst{};
-    bool dangling = fstatat(dir, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
+    struct stat lst {};
+    bool dangling =
+        fstatat(dir, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
     out = not_found(dangling ? "a link to a missing target" : "no such name");
   } else if (!S_ISREG(st.st_mode)) {
     out = not_found("not a regular file");
   } else if (faccessat(dir, name.c_str(), X_OK, AT_EACCESS) != 0) {
     int err = errno;
     out = contract::make_error(
-        "io.permission-denied", "the program '" + contract::printable(name) + "' is not executable.",
+        "io.permission-denied",
+        "the program '" + contract::printable(name) + "' is not executable.",
         Json::object({{"program", Json::bytes(name)}, {"errno", errno_name(err)}}));
   }
   close(dir);
@@ -248,7 +290,8 @@ class Kept {
   bool add(const char* p, size_t n) {  // false when the mapping could not be made
     if (n == 0) return true;
     if (!base_) {
-      void* m = mmap(nullptr, cap_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      void* m = mmap(nullptr, cap_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (m == MAP_FAILED) return false;
       base_ = static_cast<char*>(m);
     }
@@ -410,7 +453,8 @@ struct Supervision {
       bool want_stdin = stdin_open && pending.empty() && (child_in >= 0 || why == Why::Stdin);
       if (want_stdin) p[i_in = n++] = {0, POLLIN, 0};
       if (!pending.empty() && child_in >= 0) p[i_feed = n++] = {child_in, POLLOUT, 0};
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       int wait_ms = -1;
       if (!child_done) {
         if (left <= 0) {
@@ -438,7 +482,8 @@ struct Supervision {
         if (read(sigfd, &si, sizeof si) == sizeof si) abandon(static_cast<int>(si.ssi_signo));
       }
       if (p[i_caller].revents & (POLLERR | POLLHUP)) abandon(0);
-      for (auto [idx, s, name] : {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
+      for (auto [idx, s, name] :
+           {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
         if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) continue;
         ssize_t got = read(s->fd, buf, sizeof buf);
         if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
@@ -499,8 +544,10 @@ contract::Error spawn_error(const std::string& name, const char* stage, int err)
   if (err == EACCES)
     return contract::make_error(
         "io.permission-denied",
-        "the operating system refused to start '" + contract::printable(name) + "' (" + stage + ").",
-        Json::object({{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
+        "the operating system refused to start '" + contract::printable(name) + "' (" + stage +
+            ").",
+        Json::object(
+            {{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
   return contract::make_error(
       "run.spawn-failed",
       "the program '" + contract::printable(name) + "' could not be started (" + stage + ": " +
@@ -540,7 +587,8 @@ Json run(const Args& a, contract::Context& ctx) {
       return nullptr;
     }
     cwd = fcntl(std::get<os::Opened>(opened).fd.get(), F_DUPFD_CLOEXEC, 3);
-    if (*a.cwd != ".") pwd = a.cwd->front() == '/' ? *a.cwd : (pwd == "/" ? "" : pwd) + "/" + *a.cwd;
+    if (*a.cwd != ".")
+      pwd = a.cwd->front() == '/' ? *a.cwd : (pwd == "/" ? "" : pwd) + "/" + *a.cwd;
   }
   auto tmp = os::make_private_dir("/tmp");
   if (!tmp) return fail("tmpdir", errno);
@@ -576,17 +624,27 @@ Json run(const Args& a, contract::Context& ctx) {
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
   // The argv and the fixed environment.
-  std::vector<std::string> env_s = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + *tmp,
-                                    "TMPDIR=" + *tmp, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-                                    "TZ=UTC", "PWD=" + pwd};
+  std::vector<std::string> env_s = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                                    "HOME=" + *tmp,
+                                    "TMPDIR=" + *tmp,
+                                    "LANG=C.UTF-8",
+                                    "LC_ALL=C.UTF-8",
+                                    "TZ=UTC",
+                                    "PWD=" + pwd};
   std::vector<char*> argv = {const_cast<char*>(name.c_str())}, envp;
   for (auto& s : a.args) argv.push_back(const_cast<char*>(s.c_str()));
   argv.push_back(nullptr);
   for (auto& s : env_s) envp.push_back(s.data());
   envp.push_back(nullptr);
 
-  os::Spawn sp{.path = path.c_str(), .argv = argv.data(), .envp = envp.data(), .in = in,
-               .out = out_pipe[1], .err = err_pipe[1], .cwd = cwd, .ruleset = rules.fd,
+  os::Spawn sp{.path = path.c_str(),
+               .argv = argv.data(),
+               .envp = envp.data(),
+               .in = in,
+               .out = out_pipe[1],
+               .err = err_pipe[1],
+               .cwd = cwd,
+               .ruleset = rules.fd,
                .join = cgroup.join_fds()};
   Supervision sv(a, ctx.format() == contract::Format::Text);
   auto spawn_err = os::spawn(sp, sv.child);
@@ -635,10 +693,10 @@ Json run(const Args& a, contract::Context& ctx) {
                      {"read_only", a.read_only}})},
   });
   if (sv.why == Why::Timeout) {
-    ctx.error(contract::make_error(
-        "limit.timeout",
-        "the program ran past --timeout-ms (" + std::to_string(a.timeout_ms) + " ms) and was killed.",
-        Json::object({{"timeout_ms", a.timeout_ms}})));
+    ctx.error(contract::make_error("limit.timeout",
+                                   "the program ran past --timeout-ms (" +
+                                       std::to_string(a.timeout_ms) + " ms) and was killed.",
+                                   Json::object({{"timeout_ms", a.timeout_ms}})));
   } else if (sv.why == Why::Output) {
     ctx.error(contract::make_error(
         "limit.output-too-large",
@@ -651,11 +709,10 @@ Json run(const Args& a, contract::Context& ctx) {
         "limit.input-too-large",
         "standard input is longer than --max-stdin (" + std::to_string(a.max_stdin) +
             " bytes); the program was killed.",
-        Json::object({{"max_stdin", a.max_stdin},
-                      {"bytes", sv.stdin_total},
-                      {"complete", known}}));
+        Json::object({{"max_stdin", a.max_stdin}, {"bytes", sv.stdin_total}, {"complete", known}}));
     if (known)
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-stdin", std::to_string(sv.stdin_total)));
+      e.repair =
+          contract::Repair::retry(ctx.argv_with_flag("max-stdin", std::to_string(sv.stdin_total)));
     ctx.error(std::move(e));
   }
   return data;

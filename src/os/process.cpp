@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -211,8 +211,7 @@ Cgroup::~Cgroup() {
 
 namespace {
 
-constexpr const char* kStages[] = {"fork", "cgroup", "channels", "directory", "landlock",
-                                   "exec"};
+constexpr const char* kStages[] = {"fork", "cgroup", "channels", "directory", "landlock", "exec"};
 
 struct ChildReport {
   int stage;

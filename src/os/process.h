@@ -60,8 +60,8 @@ struct Spawn {
   char* const* envp = nullptr;
   int in = -1, out = -1, err = -1;  // become 0, 1, 2
   int cwd = -1;
-  int ruleset = -1;                // a Landlock ruleset to restrict the child to, or -1
-  std::span<const int> join;       // cgroup.procs descriptors
+  int ruleset = -1;           // a Landlock ruleset to restrict the child to, or -1
+  std::span<const int> join;  // cgroup.procs descriptors
   bool drop_capabilities = true;
 };
 

@@ -175,9 +175,10 @@ ProgramRuleset program_ruleset(std::span<const int> write_fds) {
   int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
   if (rs < 0) return out;
   const uint64_t read = kFsReadFile | kFsReadDir | kFsExecute;
-  const uint64_t write = (read | kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir |
-                          kFsMakeReg | kFsMakeSym | kFsMakeSock | kFsMakeFifo | kFsRefer |
-                          kFsTruncate) & all;
+  const uint64_t write =
+      (read | kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir | kFsMakeReg | kFsMakeSym |
+       kFsMakeSock | kFsMakeFifo | kFsRefer | kFsTruncate) &
+      all;
   int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   bool ok = slash >= 0 && allow_beneath(rs, slash, read);
   if (slash >= 0) close(slash);
@@ -223,22 +224,25 @@ contract::Json authority(const contract::Tool& tool) {
   if (tool.effects & contract::kStartPrograms) {
     bool cgroup = !Cgroup::parents().empty();
     return Json::object({
-        {"files", "read and write: it reads anywhere and writes beneath --root (without it: the "
-                  "working directory), a private TMPDIR it removes afterwards, and its cgroup; "
-                  "its program the same, less the cgroup (less the root with --read-only)"},
+        {"files",
+         "read and write: it reads anywhere and writes beneath --root (without it: the "
+         "working directory), a private TMPDIR it removes afterwards, and its cgroup; "
+         "its program the same, less the cgroup (less the root with --read-only)"},
         {"programs", "only those in " + std::string(tool.programs_dir) +
                          ", by plain name; each in its own session and process group, without "
                          "capabilities, ended with everything it started"},
-        {"network", "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
-                    "refused (Landlock ABI 4+), for the tool and its program alike"},
+        {"network",
+         "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
+         "refused (Landlock ABI 4+), for the tool and its program alike"},
         {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
                                      {"landlock_tcp", abi >= 4},
                                      {"landlock_scope", abi >= 6},
                                      {"seccomp", seccomp_available()},
                                      {"no_new_privs", true},
                                      {"cgroup", cgroup}})},
-        {"without_mechanism", "best effort: without Landlock the program may write wherever "
-                              "the user may; the answer's confinement says what held"},
+        {"without_mechanism",
+         "best effort: without Landlock the program may write wherever "
+         "the user may; the answer's confinement says what held"},
     });
   }
   return Json::object({
@@ -251,9 +255,10 @@ contract::Json authority(const contract::Tool& tool) {
       {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
                                    {"seccomp", seccomp_available()},
                                    {"no_new_privs", true}})},
-      {"without_mechanism", "best effort: the tool runs with tack's own confinement (openat2 "
-                            "beneath the root, no symbolic links) and introspect reports "
-                            "which mechanisms hold"},
+      {"without_mechanism",
+       "best effort: the tool runs with tack's own confinement (openat2 "
+       "beneath the root, no symbolic links) and introspect reports "
+       "which mechanisms hold"},
   });
 }
 

@@ -35,9 +35,8 @@ scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files) {
                    SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4)})
       rc |= refuse(f, EPERM, nr);
   }
-  for (int nr : {SCMP_SYS(ptrace),
-                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(bpf),
-                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
+  for (int nr : {SCMP_SYS(ptrace), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root),
+                 SCMP_SYS(bpf), SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
                  SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
                  SCMP_SYS(userfaultfd), SCMP_SYS(perf_event_open), SCMP_SYS(unshare),
                  SCMP_SYS(setns), SCMP_SYS(process_vm_writev), SCMP_SYS(kexec_load)})

@@ -31,7 +31,9 @@ bool put(int fd, const char* p, size_t n) {
   return true;
 }
 
-void say(int fd, const std::string& s) { put(fd, s.data(), s.size()); }
+void say(int fd, const std::string& s) {
+  put(fd, s.data(), s.size());
+}
 
 [[noreturn]] void sleep_forever() {
   for (;;) pause();
@@ -48,7 +50,9 @@ int flood(const char* total_s, bool out, bool err, long line) {
     for (long i = line - 1; i < static_cast<long>(sizeof buf); i += line) buf[i] = '\n';
   unsigned long long done = 0;
   while (forever || done < total) {
-    size_t n = forever ? sizeof buf : static_cast<size_t>(std::min<unsigned long long>(sizeof buf, total - done));
+    size_t n = forever
+                   ? sizeof buf
+                   : static_cast<size_t>(std::min<unsigned long long>(sizeof buf, total - done));
     if (out && !put(1, buf, n)) return 1;
     if (err && !put(2, buf, n)) return 1;
     done += n;
@@ -110,7 +114,7 @@ int main(int argc, char** argv) {
     say(2, "to stderr\n");
     return 0;
   }
-  if (self == "flood") return flood(arg1, true, false, 4096);           // flood N|inf
+  if (self == "flood") return flood(arg1, true, false, 4096);  // flood N|inf
   if (self == "flood-err") return flood(arg1, false, true, 4096);
   if (self == "flood-both") return flood(arg1, true, true, 4096);
   if (self == "longline") return flood(arg1, true, false, 0) || !put(1, "\n", 1);
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (self == "hang") sleep_forever();  // hang MARKER
-  if (self == "readall") {  // reads standard input to its end, then says how much
+  if (self == "readall") {              // reads standard input to its end, then says how much
     static char buf[1 << 16];
     unsigned long long n = 0;
     for (ssize_t r; (r = read(0, buf, sizeof buf)) != 0;) {
