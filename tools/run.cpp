@@ -294,6 +294,7 @@ class Kept {
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (m == MAP_FAILED) return false;
       base_ = static_cast<char*>(m);
+      madvise(base_, cap_, MADV_HUGEPAGE);  // a large flood faults in 2 MiB at a time
     }
     std::memcpy(base_ + size_, p, n);
     size_ += n;
@@ -436,7 +437,7 @@ struct Supervision {
   void loop() {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::milliseconds(a.timeout_ms);
-    static char buf[1 << 16];
+    static char buf[1 << 20];
     bool stdin_open = a.stdin_;
     for (;;) {
       // Past --max-stdin the rest is still counted (to its end or the ceiling), so the refusal
@@ -646,6 +647,9 @@ Json run(const Args& a, contract::Context& ctx) {
                .cwd = cwd,
                .ruleset = rules.fd,
                .join = cgroup.join_fds()};
+  // Without a pids cgroup, a user other than root is held by RLIMIT_NPROC (which counts all
+  // of the user's processes, and never binds root).
+  if (!cgroup.pids_max() && getuid() != 0) sp.nproc = os::processes_of(getuid()) + kPidsMax;
   Supervision sv(a, ctx.format() == contract::Format::Text);
   auto spawn_err = os::spawn(sp, sv.child);
   for (int fd : {out_pipe[1], err_pipe[1], in, rules.fd, tmp_fd, cwd == root ? -1 : cwd, root})
@@ -656,8 +660,13 @@ Json run(const Args& a, contract::Context& ctx) {
     os::remove_tree(*tmp);
     return fail(spawn_err->stage, spawn_err->err);
   }
-  for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1]})
-    if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
+  for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1]}) {
+    if (fd < 0) continue;
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    // A larger pipe: a flood crosses in a sixteenth of the wake-ups (best effort: the
+    // system's pipe-max-size may refuse it).
+    fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  }
   sv.out = {.fd = out_pipe[0], .to = 1, .kept = std::make_shared<Kept>(a.max_output)};
   sv.err = {.fd = err_pipe[0], .to = 2, .kept = std::make_shared<Kept>(a.max_output)};
   sv.child_in = in_pipe[1];

@@ -70,6 +70,19 @@ std::unordered_multimap<pid_t, pid_t> children_by_parent() {
 
 }  // namespace
 
+size_t processes_of(uid_t uid) {
+  size_t n = 0;
+  DIR* d = opendir("/proc");
+  if (!d) return 0;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    struct stat st {};
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
 std::vector<pid_t> descendants(pid_t ancestor) {
   auto by_parent = children_by_parent();
   std::vector<pid_t> out;
@@ -173,6 +186,13 @@ void Cgroup::make(uint64_t pids_max) {
   const std::string name = "/tack-run." + std::to_string(getpid());
   for (const std::string& parent : parents()) {
     std::string dir = parent + name;
+    // A v2 cgroup is made only where it can hold pids.max: the sweep already ends the tree,
+    // and moving a process into a cgroup costs a grace period of RCU (up to ~15 ms here).
+    bool v2_parent = access((parent + "/cgroup.subtree_control").c_str(), F_OK) == 0;
+    if (v2_parent) {
+      std::string controllers = slurp((parent + "/cgroup.subtree_control").c_str());
+      if ((" " + controllers).find(" pids") == std::string::npos) continue;
+    }
     if (mkdir(dir.c_str(), 0700) != 0) continue;
     int dfd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     bool v2 = faccessat(dfd, "cgroup.kill", F_OK, 0) == 0;
@@ -245,6 +265,10 @@ struct ChildReport {
   if (fchdir(s.cwd) != 0) child_fail(report, 3);
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  if (s.nproc > 0) {
+    rlimit nproc{s.nproc, s.nproc};
+    setrlimit(RLIMIT_NPROC, &nproc);
+  }
   if (s.ruleset >= 0) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
         syscall(__NR_landlock_restrict_self, s.ruleset, 0) != 0)

@@ -18,6 +18,9 @@
 
 namespace os {
 
+// How many processes `uid` has now (RLIMIT_NPROC counts them all, not only one tree's).
+size_t processes_of(uid_t uid);
+
 // The processes beneath `ancestor` (children, theirs, ...), from one scan of /proc.
 std::vector<pid_t> descendants(pid_t ancestor);
 
@@ -63,6 +66,7 @@ struct Spawn {
   int ruleset = -1;           // a Landlock ruleset to restrict the child to, or -1
   std::span<const int> join;  // cgroup.procs descriptors
   bool drop_capabilities = true;
+  uint64_t nproc = 0;  // RLIMIT_NPROC for the child (0: unchanged)
 };
 
 struct Spawned {

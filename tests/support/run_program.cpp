@@ -73,6 +73,7 @@ int report(const char* what, int rc) {
 
 int main(int argc, char** argv) {
   std::string self = argv[0];
+  self = self.substr(self.rfind('/') + 1);  // started by path too (benchmarks, by hand)
   const char* arg1 = argc > 1 ? argv[1] : "";
   if (self == "echo") {
     std::string line;
