@@ -24,6 +24,7 @@
 
 #include "contract/main.h"
 #include "os/open.h"
+#include "os/policy.h"
 #include "os/process.h"
 #include "os/sandbox.h"
 
@@ -143,9 +144,11 @@ constexpr std::string_view kData =
     R"("stdout":)" STREAM R"(,"stderr":)" STREAM R"(,)"
     R"("stdin_bytes":{"type":"integer","minimum":0},)"
     R"("confinement":{"type":"object","required":["landlock_abi","files","tcp","scoped",)"
-    R"("seccomp","cgroup","pids_max","read_only"],"additionalProperties":false,"properties":{)"
+    R"("seccomp","network","writable","cgroup","pids_max","read_only"],)"
+    R"("additionalProperties":false,"properties":{)"
     R"("landlock_abi":{"type":["integer","null"],"minimum":1},"files":{"type":"boolean"},)"
     R"("tcp":{"type":"boolean"},"scoped":{"type":"boolean"},"seccomp":{"type":"boolean"},)"
+    R"("network":{"type":"boolean"},"writable":{"type":"array","items":)" TOB R"(},)"
     R"("cgroup":{"type":"boolean"},"pids_max":{"type":["integer","null"],"minimum":1},)"
     R"("read_only":{"type":"boolean"}}}}}]})";
 
@@ -596,9 +599,22 @@ Json run(const Args& a, contract::Context& ctx) {
   int tmp_fd = open(tmp->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
 
   // The program's authority: its Landlock ruleset, its cgroup.
+  // What the deployer's policy grants this program beyond that (never the caller's to say).
+  const os::Policy policy = os::read_policy(TACK_PROGRAMS_DIR);
+  const os::ProgramPolicy* granted = policy.find(name);
+  const bool network = granted && granted->network;
   std::vector<int> writable = {tmp_fd};
   if (!a.read_only) writable.push_back(root);
-  os::ProgramRuleset rules = os::program_ruleset(writable);
+  const size_t own = writable.size();
+  Json extra = Json::array();
+  for (const std::string& dir : granted ? granted->write : std::vector<std::string>{}) {
+    int fd = a.read_only ? -1 : open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) continue;
+    writable.push_back(fd);
+    extra.push(Json::bytes(dir));
+  }
+  os::ProgramRuleset rules = os::program_ruleset(writable, network);
+  for (size_t i = own; i < writable.size(); ++i) close(writable[i]);
   os::Cgroup cgroup;
   cgroup.make(kPidsMax);
 
@@ -646,10 +662,15 @@ Json run(const Args& a, contract::Context& ctx) {
                .err = err_pipe[1],
                .cwd = cwd,
                .ruleset = rules.fd,
-               .join = cgroup.join_fds()};
+               .join = cgroup.join_fds(),
+               .drop_capabilities = true,
+               .nproc = 0,
+               .filter = {}};
   // Without a pids cgroup, a user other than root is held by RLIMIT_NPROC (which counts all
   // of the user's processes, and never binds root).
   if (!cgroup.pids_max() && getuid() != 0) sp.nproc = os::processes_of(getuid()) + kPidsMax;
+  const bool sockets_filtered = os::seccomp_available() && !network;
+  if (sockets_filtered) sp.filter = os::started_program_filter();
   Supervision sv(a, ctx.format() == contract::Format::Text);
   auto spawn_err = os::spawn(sp, sv.child);
   for (int fd : {out_pipe[1], err_pipe[1], in, rules.fd, tmp_fd, cwd == root ? -1 : cwd, root})
@@ -696,7 +717,9 @@ Json run(const Args& a, contract::Context& ctx) {
                      {"files", rules.abi > 0},
                      {"tcp", rules.tcp},
                      {"scoped", rules.scoped},
-                     {"seccomp", os::seccomp_available()},
+                     {"seccomp", sockets_filtered},
+                     {"network", network},
+                     {"writable", std::move(extra)},
                      {"cgroup", !cgroup.join_fds().empty()},
                      {"pids_max", cgroup.pids_max() ? Json(*cgroup.pids_max()) : Json()},
                      {"read_only", a.read_only}})},

@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -231,7 +233,8 @@ Cgroup::~Cgroup() {
 
 namespace {
 
-constexpr const char* kStages[] = {"fork", "cgroup", "channels", "directory", "landlock", "exec"};
+constexpr const char* kStages[] = {"fork",     "cgroup", "channels", "directory",
+                                   "landlock", "exec",   "seccomp"};
 
 struct ChildReport {
   int stage;
@@ -281,6 +284,11 @@ struct ChildReport {
     __user_cap_data_struct data[2] = {};
     syscall(SYS_capset, &hdr, data);
   }
+  if (!s.filter.empty()) {
+    sock_fprog prog{static_cast<unsigned short>(s.filter.size() / sizeof(sock_filter)),
+                    reinterpret_cast<sock_filter*>(const_cast<unsigned char*>(s.filter.data()))};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) child_fail(report, 6);
+  }
   execve(s.path, s.argv, s.envp);
   child_fail(report, 5);
 }
@@ -308,7 +316,7 @@ std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
   close(report[0]);
   if (n == static_cast<ssize_t>(sizeof r)) {
     waitpid(pid, nullptr, 0);
-    int stage = r.stage >= 0 && r.stage < 6 ? r.stage : 0;
+    int stage = r.stage >= 0 && r.stage < 7 ? r.stage : 0;
     return SpawnError{kStages[stage], r.err};
   }
   out.pid = pid;

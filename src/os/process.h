@@ -66,7 +66,8 @@ struct Spawn {
   int ruleset = -1;           // a Landlock ruleset to restrict the child to, or -1
   std::span<const int> join;  // cgroup.procs descriptors
   bool drop_capabilities = true;
-  uint64_t nproc = 0;  // RLIMIT_NPROC for the child (0: unchanged)
+  uint64_t nproc = 0;                     // RLIMIT_NPROC for the child (0: unchanged)
+  std::span<const unsigned char> filter;  // a seccomp program (sock_filter bytes) to add
 };
 
 struct Spawned {

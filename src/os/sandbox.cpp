@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "os/policy.h"
 #include "os/process.h"
 
 namespace os {
@@ -71,12 +72,16 @@ bool allow_beneath(int ruleset, int fd, uint64_t rights) {
 }
 
 std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
-                                        const std::vector<std::string>& write_dirs) {
+                                        const std::vector<std::string>& write_dirs,
+                                        const Policy& policy) {
   int abi = landlock_abi();
   if (abi <= 0) return std::nullopt;  // best effort: reported by introspect
   uint64_t all = fs_rights(abi);
-  RulesetAttr attr{all, abi >= 4 ? (kNetBindTcp | kNetConnectTcp) : 0, 0};
-  size_t size = abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+  // A supervisor whose deployer grants some program the network leaves TCP to each program's
+  // own ruleset (program_ruleset).
+  bool tcp = abi >= 4 && !policy.any_network();
+  RulesetAttr attr{all, tcp ? (kNetBindTcp | kNetConnectTcp) : 0, 0};
+  size_t size = tcp ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
   if (rs < 0) return std::nullopt;
 
@@ -103,6 +108,7 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
     if (here >= 0) close(here);
     std::vector<std::string> dirs = Cgroup::parents();
     dirs.push_back("/tmp");
+    for (const std::string& dir : policy.all_write()) dirs.push_back(dir);
     for (const std::string& dir : dirs) {
       int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (fd < 0) continue;
@@ -143,10 +149,11 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   return std::nullopt;
 }
 
-std::optional<contract::Error> seccomp(const contract::Tool& tool) {
+std::optional<contract::Error> seccomp(const contract::Tool& tool, const Policy& policy) {
   if (!seccomp_available()) return std::nullopt;  // best effort: reported by introspect
-  auto bytes = seccomp_program(tool.effects & contract::kStartPrograms,
-                               tool.effects & contract::kWriteFiles);
+  bool starter = tool.effects & contract::kStartPrograms;
+  auto bytes = seccomp_program(starter, tool.effects & contract::kWriteFiles,
+                               starter && policy.any_network());
   sock_fprog prog{static_cast<unsigned short>(bytes.size() / sizeof(sock_filter)),
                   reinterpret_cast<sock_filter*>(const_cast<unsigned char*>(bytes.data()))};
   if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
@@ -163,13 +170,13 @@ int landlock_abi() {
   return v < 0 ? 0 : static_cast<int>(v);
 }
 
-ProgramRuleset program_ruleset(std::span<const int> write_fds) {
+ProgramRuleset program_ruleset(std::span<const int> write_fds, bool network) {
   ProgramRuleset out;
   int abi = landlock_abi();
   if (abi <= 0) return out;
   uint64_t all = fs_rights(abi);
   constexpr uint64_t kScopeAbstractUnix = 1ull << 0, kScopeSignal = 1ull << 1;
-  RulesetAttr attr{all, abi >= 4 ? (kNetBindTcp | kNetConnectTcp) : 0,
+  RulesetAttr attr{all, abi >= 4 && !network ? (kNetBindTcp | kNetConnectTcp) : 0,
                    abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
   size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
@@ -194,14 +201,20 @@ ProgramRuleset program_ruleset(std::span<const int> write_fds) {
   }
   out.fd = rs;
   out.abi = abi;
-  out.tcp = abi >= 4;
+  out.tcp = abi >= 4 && !network;
   out.scoped = abi >= 6;
   return out;
 }
 
-std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files) {
-  const SeccompProgram& p = kSeccompPrograms[(start_programs ? 2 : 0) + (write_files ? 1 : 0)];
+std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files,
+                                               bool network) {
+  const SeccompProgram& p =
+      kSeccompPrograms[network ? 4 : (start_programs ? 2 : 0) + (write_files ? 1 : 0)];
   return {p.bytes, p.size};
+}
+
+std::span<const unsigned char> started_program_filter() {
+  return {kSeccompPrograms[5].bytes, kSeccompPrograms[5].size};
 }
 
 bool seccomp_available() { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0; }
@@ -213,8 +226,10 @@ std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int roo
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return contract::make_error("io.permission-denied", "no_new_privs could not be set.",
                                 contract::Json::object({{"mechanism", "no_new_privs"}}));
-  if (auto e = landlock(tool, root_fd, write_dirs)) return e;
-  return seccomp(tool);
+  Policy policy;
+  if (tool.effects & contract::kStartPrograms) policy = read_policy(std::string(tool.programs_dir));
+  if (auto e = landlock(tool, root_fd, write_dirs, policy)) return e;
+  return seccomp(tool, policy);
 }
 
 contract::Json authority(const contract::Tool& tool) {
@@ -230,7 +245,8 @@ contract::Json authority(const contract::Tool& tool) {
          "its program the same, less the cgroup (less the root with --read-only)"},
         {"programs", "only those in " + std::string(tool.programs_dir) +
                          ", by plain name; each in its own session and process group, without "
-                         "capabilities, ended with everything it started"},
+                         "capabilities, ended with everything it started; more (network, other "
+                         "writable directories) only as the deployer's .policy there grants"},
         {"network",
          "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
          "refused (Landlock ABI 4+), for the tool and its program alike"},

@@ -17,7 +17,20 @@ int refuse(scmp_filter_ctx f, int err, int nr) { return seccomp_rule_add(f, SCMP
 
 }  // namespace
 
-scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files) {
+scmp_filter_ctx seccomp_started_profile() {
+  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+  if (!f) return nullptr;
+  int rc = 0;
+  for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  if (rc != 0) {
+    seccomp_release(f);
+    return nullptr;
+  }
+  return f;
+}
+
+scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files, bool network) {
   scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
   if (!f) return nullptr;
   // A binary tree of system call numbers, not a chain: the kernel runs the filter over every
@@ -27,7 +40,9 @@ scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files) {
   // Networking for every tool, and a list nothing in tack needs. A tool that starts programs
   // hands this filter on to them: they keep local (AF_UNIX) sockets, every other family is
   // refused (and Landlock refuses TCP bind and connect where the kernel has the rules).
-  if (start_programs) {
+  if (start_programs && network) {
+    // each program's own filter (seccomp_started_profile) refuses them unless granted
+  } else if (start_programs) {
     for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
       rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
   } else {

@@ -74,6 +74,9 @@ int report(const char* what, int rc) {
 int main(int argc, char** argv) {
   std::string self = argv[0];
   self = self.substr(self.rfind('/') + 1);  // started by path too (benchmarks, by hand)
+  // The same behaviours under names the fixture policy grants more (tests/support/run_programs.sh).
+  if (self == "netok") self = "connect";
+  if (self == "scribe") self = "write";
   const char* arg1 = argc > 1 ? argv[1] : "";
   if (self == "echo") {
     std::string line;

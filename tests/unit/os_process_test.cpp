@@ -140,7 +140,10 @@ TEST(OsProcess, SpawnPassesArgvEnvAndDirectory) {
               .err = err.w,
               .cwd = tmp,
               .ruleset = -1,
-              .join = {}};
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
   os::Spawned child;
   ASSERT_FALSE(os::spawn(s, child));
   EXPECT_EQ(out.drain(), "sh|bar baz|/tmp");
@@ -167,7 +170,10 @@ TEST(OsProcess, SpawnReportsExecFailures) {
               .err = out.w,
               .cwd = tmp,
               .ruleset = -1,
-              .join = {}};
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
   os::Spawned child;
   auto e = os::spawn(s, child);
   ASSERT_TRUE(e);
@@ -192,7 +198,10 @@ TEST(OsProcess, SpawnedChildHasNoCapabilitiesAndOwnSession) {
               .err = out.w,
               .cwd = tmp,
               .ruleset = -1,
-              .join = {}};
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
   os::Spawned child;
   ASSERT_FALSE(os::spawn(s, child));
   std::string text = out.drain();

@@ -205,6 +205,20 @@ TEST(OsSandbox, CarriedProgramsEqualAFreshCompile) {
       EXPECT_EQ(std::vector<unsigned char>(carried.begin(), carried.end()), fresh)
           << "start_programs=" << start << " write_files=" << write;
     }
+  // The supervisor that leaves sockets to its programs, and the filter each program adds.
+  for (int i : {4, 5}) {
+    scmp_filter_ctx f = i == 4 ? os::seccomp_profile(true, true, true) : os::seccomp_started_profile();
+    ASSERT_NE(f, nullptr);
+    int fd = memfd_create("bpf", 0);
+    ASSERT_EQ(seccomp_export_bpf(f, fd), 0);
+    seccomp_release(f);
+    off_t n = lseek(fd, 0, SEEK_END);
+    std::vector<unsigned char> fresh(static_cast<size_t>(n));
+    ASSERT_EQ(pread(fd, fresh.data(), fresh.size(), 0), n);
+    close(fd);
+    auto carried = i == 4 ? os::seccomp_program(true, true, true) : os::started_program_filter();
+    EXPECT_EQ(std::vector<unsigned char>(carried.begin(), carried.end()), fresh) << i;
+  }
   // Each effect changes the program.
   EXPECT_NE(os::seccomp_program(false, false).size(), os::seccomp_program(false, true).size());
   EXPECT_NE(os::seccomp_program(false, false).size(), os::seccomp_program(true, false).size());
