@@ -442,18 +442,19 @@ struct Supervision {
     const auto deadline = Clock::now() + std::chrono::milliseconds(a.timeout_ms);
     static char buf[1 << 20];
     bool stdin_open = a.stdin_;
+    bool watch_caller = true;
     for (;;) {
       // Past --max-stdin the rest is still counted (to its end or the ceiling), so the refusal
       // can name the cap a retry needs.
       bool counting = why == Why::Stdin && stdin_open;
       if (child_done && out.fd < 0 && err.fd < 0 && !counting) break;
       pollfd p[7];
-      int n = 0, i_out = -1, i_err = -1, i_pid = -1, i_sig, i_caller, i_in = -1, i_feed = -1;
+      int n = 0, i_out = -1, i_err = -1, i_pid = -1, i_sig, i_caller = -1, i_in = -1, i_feed = -1;
       if (out.fd >= 0) p[i_out = n++] = {out.fd, POLLIN, 0};
       if (err.fd >= 0) p[i_err = n++] = {err.fd, POLLIN, 0};
       if (!child_done && child.pidfd >= 0) p[i_pid = n++] = {child.pidfd, POLLIN, 0};
       p[i_sig = n++] = {sigfd, POLLIN, 0};
-      p[i_caller = n++] = {1, 0, 0};  // errors only: the caller closed its end
+      if (watch_caller) p[i_caller = n++] = {1, 0, 0};  // errors only: the caller closed its end
       bool want_stdin = stdin_open && pending.empty() && (child_in >= 0 || why == Why::Stdin);
       if (want_stdin) p[i_in = n++] = {0, POLLIN, 0};
       if (!pending.empty() && child_in >= 0) p[i_feed = n++] = {child_in, POLLOUT, 0};
@@ -485,7 +486,8 @@ struct Supervision {
         signalfd_siginfo si{};
         if (read(sigfd, &si, sizeof si) == sizeof si) abandon(static_cast<int>(si.ssi_signo));
       }
-      if (p[i_caller].revents & (POLLERR | POLLHUP)) abandon(0);
+      if (i_caller >= 0 && (p[i_caller].revents & (POLLERR | POLLHUP))) abandon(0);
+      if (i_caller >= 0 && (p[i_caller].revents & POLLNVAL)) watch_caller = false;  // no stdout
       for (auto [idx, s, name] :
            {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
         if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) continue;

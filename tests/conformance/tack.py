@@ -90,6 +90,35 @@ class ContractViolation(AssertionError):
 RUN_FIXTURE = BIN.parent / "fixture" / "run"
 
 
+def run_survivors(marker: str | None = None) -> list[str]:
+    """Processes left by run's tests: any whose executable is the test build of run or its
+    fixture program (build/support/run_program, whatever name started it), or whose command
+    line holds `marker`. Zombies are not running and do not count."""
+    exes = {str(RUN_FIXTURE), str(BIN.parent / "support" / "run_program")}
+    out = []
+    for _ in range(50):  # a process being reaped may linger a moment in /proc
+        out = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                        continue
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                exe = os.readlink(f"/proc/{pid}/exe")
+            except OSError:
+                continue
+            if exe in exes or (marker and marker.encode() in cmd):
+                out.append(f"{pid} {exe}: {cmd.replace(bytes(1), b' ')[:120]!r}")
+        if not out:
+            break
+        import time
+        time.sleep(0.02)
+    return out
+
+
 def bin_path(tool: str) -> str:
     if tool == "run":
         return str(RUN_FIXTURE)

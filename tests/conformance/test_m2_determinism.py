@@ -163,3 +163,4 @@ def test_run_same_bytes_everywhere(tree, inv):
     tack.check_output("run", [tack.to_bytes(a) for a in argv[1:]], *baseline)
     diffs = [k for k, v in seen.items() if v != baseline]
     assert not diffs, f"{name}: differs under {diffs}: {seen[diffs[0]][1][:300]!r} vs {baseline[1][:300]!r}"
+    assert tack.run_survivors() == [], "a program run started is still running"

@@ -135,3 +135,5 @@ def test_random_invocations_keep_the_contract(tool, tmp_path):
         except Exception as e:  # a contract violation, a signal death, or a hang
             failures.append(f"case {i}: {tool} {argv!r}: {type(e).__name__}: {str(e)[:500]}")
     assert not failures, f"{len(failures)} of {CASES} cases broke the contract:\n" + "\n".join(failures[:10])
+    if tool == "run":
+        assert tack.run_survivors() == [], "a program run started is still running"

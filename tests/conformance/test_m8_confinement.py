@@ -323,3 +323,4 @@ def test_run_program_writes_nothing_outside_the_root(tree, target):
     assert r.exit == 0 and r.data["exit_code"] == 3, r
     assert b"Permission denied" in tack.tob(r.data["stderr"]["text"])
     assert {p: sorted(os.listdir(p)) for p in before} == before
+    assert tack.run_survivors() == []

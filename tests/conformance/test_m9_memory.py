@@ -157,3 +157,4 @@ def test_run_peak_rss_is_the_cap_not_the_output():
     for n in (64, 256):
         assert rss[n] <= cap // 1024 + 8 * 1024, f"peak RSS KiB by MiB written {rss}"
     assert max(rss[64], rss[256]) / min(rss[64], rss[256]) <= 1.5, rss
+    assert tack.run_survivors() == []

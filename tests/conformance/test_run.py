@@ -28,34 +28,15 @@ R = "{root}"
 
 
 def survivors(marker: str = SESSION) -> list[str]:
-    """Processes whose command line holds the marker (this suite's own processes excluded)."""
-    out = []
-    me = os.getpid()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == me:
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read()
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmd and state not in (b"Z", b"X"):
-            shown = cmd.replace(bytes(1), b" ")[:120]
-            out.append(f"{pid}: {shown!r}")
-    return out
+    """Processes of these tests still running: the fixture program or the test build of run
+    under any name, or anything whose command line holds the marker."""
+    return tack.run_survivors(marker)
 
 
 @pytest.fixture(autouse=True)
 def nothing_left_running():
     yield
     left = survivors()
-    for _ in range(50):  # a process being reaped may linger a moment in /proc
-        if not left:
-            break
-        time.sleep(0.02)
-        left = survivors()
     assert not left, f"processes survived the test: {left}"
 
 
@@ -535,3 +516,22 @@ def test_the_policy_is_not_a_program():
     r = run("run", "--", ".policy")
     assert r.rules == ["run.program-not-found"]
     assert b".policy" not in run("run", "--list").out
+
+
+def test_the_survivor_scan_sees_a_fixture_program():
+    """Control: the scan every test ends with finds a fixture program by its executable, even
+    without a marker, and run's test build by its own."""
+    p = subprocess.Popen([str(tack.RUN_FIXTURE.parent / "programs" / "hang")])
+    q = subprocess.Popen([str(tack.RUN_FIXTURE), "--", "hang"], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if len(tack.run_survivors()) >= 3:
+                break
+            time.sleep(0.01)
+        found = tack.run_survivors()
+        assert any(f.startswith(f"{p.pid} ") for f in found) and any(f.startswith(f"{q.pid} ") for f in found)
+    finally:
+        p.kill()
+        p.wait()
+        q.terminate()
+        q.wait()
