@@ -318,6 +318,7 @@ struct Stream {
   std::shared_ptr<Kept> kept;
   uint64_t total = 0;
   bool cut = false;
+  bool splice = true;  // text: try splice(2) first
 };
 
 // text_or_bytes of what a stream kept, rendered into the answer in pieces.
@@ -491,6 +492,25 @@ struct Supervision {
       for (auto [idx, s, name] :
            {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
         if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (text && s->splice && s->total < a.max_output) {
+          // Text passes the bytes on kernel to kernel, up to the cap (past it, read() below
+          // sees the first byte too many).
+          ssize_t moved =
+              splice(s->fd, nullptr, s->to, nullptr,
+                     std::min<uint64_t>(a.max_output - s->total, sizeof buf), SPLICE_F_MOVE);
+          if (moved > 0) {
+            s->total += static_cast<uint64_t>(moved);
+            continue;
+          }
+          if (moved == 0) {
+            close(s->fd);
+            s->fd = -1;
+            continue;
+          }
+          if (errno == EAGAIN || errno == EINTR) continue;
+          if (errno != EINVAL) abandon(0);  // the caller's end is gone
+          s->splice = false;                // not a pipe or file splice takes: copy instead
+        }
         ssize_t got = read(s->fd, buf, sizeof buf);
         if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (got <= 0) {
