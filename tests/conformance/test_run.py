@@ -535,3 +535,16 @@ def test_the_survivor_scan_sees_a_fixture_program():
         p.wait()
         q.terminate()
         q.wait()
+
+
+def test_a_large_answer_escapes_every_byte():
+    """Past 64 KiB a stream is escaped in pieces by run's own escaper: every ASCII byte
+    (controls, quote, backslash) and multibyte characters, split wherever the pieces fall."""
+    data = (bytes(range(128)) + "\u00e9\u20ac\U0001f600".encode()) * 2000
+    r = run("run", "--stdin", "--max-output", str(MiB), "--", "cat", stdin=data)
+    assert r.exit == 0 and isinstance(r.data["stdout"]["text"], str)
+    assert out_text(r) == data
+    # The same escaping as the serializer's: a short answer of the same bytes is its prefix.
+    short = run("run", "--stdin", "--", "cat", stdin=data[:1000])
+    head = short.out.split(b'"stdout":{"text":"', 1)[1].split(b'","bytes"', 1)[0]
+    assert r.out.split(b'"stdout":{"text":"', 1)[1].startswith(head)
