@@ -249,7 +249,8 @@ contract::Json authority(const contract::Tool& tool) {
                          "writable directories) only as the deployer's .policy there grants"},
         {"network",
          "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
-         "refused (Landlock ABI 4+), for the tool and its program alike"},
+         "refused (Landlock ABI 4+), for the tool and its program alike, but for a program "
+         "the deployer's .policy grants the network"},
         {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
                                      {"landlock_tcp", abi >= 4},
                                      {"landlock_scope", abi >= 6},
