@@ -7,9 +7,7 @@
 // processes included), and answers the exit status and both streams as JSON.
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -27,6 +25,7 @@
 #include "os/policy.h"
 #include "os/process.h"
 #include "os/sandbox.h"
+#include "os/supervise.h"
 
 #ifndef TACK_PROGRAMS_DIR
 #error "TACK_PROGRAMS_DIR (the programs directory) is fixed when run is built"
@@ -281,46 +280,6 @@ std::variant<std::string, contract::Error> find_program(const std::string& name)
 
 // --- what the program writes --------------------------------------------------------------
 
-// Up to `cap` bytes kept in memory mapped once and touched only as it fills, so the peak is
-// the bytes kept, never a reallocation's double.
-class Kept {
- public:
-  explicit Kept(uint64_t cap) : cap_(cap) {}
-  Kept(const Kept&) = delete;
-  ~Kept() {
-    if (base_) munmap(base_, cap_);
-  }
-  bool add(const char* p, size_t n) {  // false when the mapping could not be made
-    if (n == 0) return true;
-    if (!base_) {
-      void* m = mmap(nullptr, cap_, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (m == MAP_FAILED) return false;
-      base_ = static_cast<char*>(m);
-      madvise(base_, cap_, MADV_HUGEPAGE);  // a large flood faults in 2 MiB at a time
-    }
-    std::memcpy(base_ + size_, p, n);
-    size_ += n;
-    return true;
-  }
-  std::string_view view() const { return {base_ ? base_ : "", size_}; }
-  uint64_t room() const { return cap_ - size_; }
-
- private:
-  uint64_t cap_;
-  char* base_ = nullptr;
-  uint64_t size_ = 0;
-};
-
-struct Stream {
-  int fd = -1;
-  int to = -1;  // text mode: the descriptor the bytes pass through to
-  std::shared_ptr<Kept> kept;
-  uint64_t total = 0;
-  bool cut = false;
-  bool splice = true;  // text: try splice(2) first
-};
-
 // Appends `v` (valid UTF-8) JSON-escaped, as JsonWriter escapes it, eight bytes at a time where
 // none needs it: a large answer is mostly such runs, and this is most of its cost.
 void append_escaped(std::string& out, std::string_view v) {
@@ -374,8 +333,8 @@ void append_escaped(std::string& out, std::string_view v) {
 }
 
 // text_or_bytes of what a stream kept, rendered into the answer in pieces.
-Json stream_json(const Stream& s) {
-  std::shared_ptr<Kept> k = s.kept;
+Json stream_json(const os::Channel& s) {
+  std::shared_ptr<os::Kept> k = s.kept;
   Json text;
   if (k->view().size() <= 65536) {
     text = Json::bytes(k->view());
@@ -401,218 +360,6 @@ Json stream_json(const Stream& s) {
   }
   return Json::object({{"text", std::move(text)}, {"bytes", s.total}, {"truncated", s.cut}});
 }
-
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-// --- supervising --------------------------------------------------------------------------
-
-enum class Why { None, Timeout, Output, Stdin };
-
-struct Supervision {
-  Supervision(const Args& args, bool text_mode) : a(args), text(text_mode) {}
-  const Args& a;
-  bool text;
-  os::Spawned child;
-  Stream out, err;
-  int child_in = -1;  // --stdin: the write end of the program's standard input
-  int sigfd = -1;
-  os::Cgroup* cgroup = nullptr;
-  std::string tmpdir;
-
-  bool child_done = false;
-  int status = 0;
-  Why why = Why::None;
-  size_t killed = 0;
-  const char* killed_stream = nullptr;
-  uint64_t stdin_total = 0;
-  bool stdin_eof = false;
-  std::string pending;  // stdin read but not yet written to the program
-
-  void end_all() {
-    if (!child_done) {
-      killed += os::end_descendants(kGrace, child.pid, &status);
-      child_done = true;
-    } else {
-      killed += os::end_descendants(kGrace);
-    }
-    if (cgroup) cgroup->kill();  // anything the sweep could not see (none expected)
-    if (child_in >= 0) close(child_in), child_in = -1;
-    pending.clear();
-  }
-
-  void stop(Why w) {
-    if (why == Why::None) why = w;
-    end_all();
-  }
-
-  // run itself is being stopped, or its caller is gone: end the tree, clean up, and go.
-  [[noreturn]] void abandon(int sig) {
-    end_all();
-    os::remove_tree(tmpdir);
-    cgroup->~Cgroup();
-    if (sig == 0) {
-      const char line[] = "run: io.write-failed: standard output: the reader is gone\n";
-      write_all(2, line, sizeof line - 1);
-      _exit(1);
-    }
-    signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, nullptr);
-    raise(sig);
-    _exit(128 + sig);
-  }
-
-  void take(Stream& s, char* buf, size_t n, const char* name) {
-    uint64_t keep = std::min<uint64_t>(n, a.max_output - std::min(s.total, a.max_output));
-    s.total += n;
-    if (text) {
-      if (keep && !write_all(s.to, buf, keep)) abandon(0);
-    } else if (!s.kept->add(buf, keep)) {
-      keep = 0;
-    }
-    if (s.total > a.max_output && !s.cut) {
-      s.cut = true;
-      if (why == Why::None) killed_stream = name;
-      stop(Why::Output);
-    }
-  }
-
-  void loop() {
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::milliseconds(a.timeout_ms);
-    static char buf[1 << 20];
-    bool stdin_open = a.stdin_;
-    bool watch_caller = true;
-    for (;;) {
-      // Past --max-stdin the rest is still counted (to its end or the ceiling), so the refusal
-      // can name the cap a retry needs.
-      bool counting = why == Why::Stdin && stdin_open;
-      if (child_done && out.fd < 0 && err.fd < 0 && !counting) break;
-      pollfd p[7];
-      int n = 0, i_out = -1, i_err = -1, i_pid = -1, i_sig, i_caller = -1, i_in = -1, i_feed = -1;
-      if (out.fd >= 0) p[i_out = n++] = {out.fd, POLLIN, 0};
-      if (err.fd >= 0) p[i_err = n++] = {err.fd, POLLIN, 0};
-      if (!child_done && child.pidfd >= 0) p[i_pid = n++] = {child.pidfd, POLLIN, 0};
-      p[i_sig = n++] = {sigfd, POLLIN, 0};
-      if (watch_caller) p[i_caller = n++] = {1, 0, 0};  // errors only: the caller closed its end
-      bool want_stdin = stdin_open && pending.empty() && (child_in >= 0 || why == Why::Stdin);
-      if (want_stdin) p[i_in = n++] = {0, POLLIN, 0};
-      if (!pending.empty() && child_in >= 0) p[i_feed = n++] = {child_in, POLLOUT, 0};
-      auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      int wait_ms = -1;
-      if (!child_done) {
-        if (left <= 0) {
-          stop(Why::Timeout);
-          continue;
-        }
-        wait_ms = static_cast<int>(std::min<long long>(left, child.pidfd >= 0 ? left : 10));
-      } else {
-        // Everything it started is gone, so the pipes close at once; should a descriptor have
-        // been handed outside the tree, the answer does not wait for it past a second more.
-        if (left <= -1000) break;
-        wait_ms = static_cast<int>(left + 1000);
-      }
-      int r = poll(p, static_cast<nfds_t>(n), wait_ms);
-      if (r < 0 && errno != EINTR) stop(Why::None);
-      if (r <= 0) {
-        if (child.pidfd < 0 && !child_done && waitpid(child.pid, &status, WNOHANG) == child.pid) {
-          child_done = true;
-          killed += os::end_descendants(kGrace);
-        }
-        continue;
-      }
-      if (p[i_sig].revents & POLLIN) {
-        signalfd_siginfo si{};
-        if (read(sigfd, &si, sizeof si) == sizeof si) abandon(static_cast<int>(si.ssi_signo));
-      }
-      if (i_caller >= 0 && (p[i_caller].revents & (POLLERR | POLLHUP))) abandon(0);
-      if (i_caller >= 0 && (p[i_caller].revents & POLLNVAL)) watch_caller = false;  // no stdout
-      for (auto [idx, s, name] :
-           {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
-        if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        if (text && s->splice && s->total < a.max_output) {
-          // Text passes the bytes on kernel to kernel, up to the cap (past it, read() below
-          // sees the first byte too many).
-          ssize_t moved =
-              splice(s->fd, nullptr, s->to, nullptr,
-                     std::min<uint64_t>(a.max_output - s->total, sizeof buf), SPLICE_F_MOVE);
-          if (moved > 0) {
-            s->total += static_cast<uint64_t>(moved);
-            continue;
-          }
-          if (moved == 0) {
-            close(s->fd);
-            s->fd = -1;
-            continue;
-          }
-          if (errno == EAGAIN || errno == EINTR) continue;
-          if (errno != EINVAL) abandon(0);  // the caller's end is gone
-          s->splice = false;                // not a pipe or file splice takes: copy instead
-        }
-        ssize_t got = read(s->fd, buf, sizeof buf);
-        if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        if (got <= 0) {
-          close(s->fd);
-          s->fd = -1;
-          continue;
-        }
-        take(*s, buf, static_cast<size_t>(got), name);
-      }
-      if (i_pid >= 0 && (p[i_pid].revents & POLLIN) && !child_done) {
-        if (waitpid(child.pid, &status, WNOHANG) == child.pid) {
-          child_done = true;
-          // The program is done: whatever it left running goes now, so its pipes can close.
-          killed += os::end_descendants(kGrace);
-          if (child_in >= 0) close(child_in), child_in = -1;
-          pending.clear();
-          if (why != Why::Stdin) stdin_open = false;
-        }
-      }
-      if (i_in >= 0 && (p[i_in].revents & (POLLIN | POLLHUP | POLLERR))) {
-        ssize_t got = read(0, buf, sizeof buf);
-        if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        if (got <= 0) {
-          stdin_open = false;
-          stdin_eof = got == 0;
-          if (child_in >= 0) close(child_in), child_in = -1;
-        } else {
-          stdin_total += static_cast<uint64_t>(got);
-          if (why == Why::Stdin) {
-            if (stdin_total > kMaxBytes) stdin_open = false;  // past any retry: stop counting
-          } else if (stdin_total > a.max_stdin) {
-            stop(Why::Stdin);
-          } else {
-            pending.assign(buf, static_cast<size_t>(got));
-          }
-        }
-      }
-      if (i_feed >= 0 && (p[i_feed].revents & (POLLOUT | POLLERR | POLLHUP))) {
-        ssize_t w = write(child_in, pending.data(), pending.size());
-        if (w > 0) {
-          pending.erase(0, static_cast<size_t>(w));
-          if (pending.empty() && !stdin_open) close(child_in), child_in = -1;
-        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-          // The program closed its standard input: it wants no more.
-          close(child_in), child_in = -1;
-          pending.clear();
-          stdin_open = false;
-        }
-      }
-    }
-  }
-};
 
 // --- the run ------------------------------------------------------------------------------
 
@@ -743,7 +490,7 @@ Json run(const Args& a, contract::Context& ctx) {
   if (!cgroup.pids_max() && getuid() != 0) sp.nproc = os::processes_of(getuid()) + kPidsMax;
   const bool sockets_filtered = os::seccomp_available() && !network;
   if (sockets_filtered) sp.filter = os::started_program_filter();
-  Supervision sv(a, ctx.format() == contract::Format::Text);
+  os::Watch sv;
   auto spawn_err = os::spawn(sp, sv.child);
   for (int fd : {out_pipe[1], err_pipe[1], in, rules.fd, tmp_fd, cwd == root ? -1 : cwd, root})
     if (fd >= 0) close(fd);
@@ -760,12 +507,22 @@ Json run(const Args& a, contract::Context& ctx) {
     // system's pipe-max-size may refuse it).
     fcntl(fd, F_SETPIPE_SZ, 1 << 20);
   }
-  sv.out = {.fd = out_pipe[0], .to = 1, .kept = std::make_shared<Kept>(a.max_output)};
-  sv.err = {.fd = err_pipe[0], .to = 2, .kept = std::make_shared<Kept>(a.max_output)};
+  sv.out = {.fd = out_pipe[0], .to = 1, .kept = std::make_shared<os::Kept>(a.max_output)};
+  sv.err = {.fd = err_pipe[0], .to = 2, .kept = std::make_shared<os::Kept>(a.max_output)};
   sv.child_in = in_pipe[1];
   sv.sigfd = sigfd;
   sv.cgroup = &cgroup;
-  sv.tmpdir = *tmp;
+  sv.timeout_ms = a.timeout_ms;
+  sv.max_output = a.max_output;
+  sv.max_stdin = a.max_stdin;
+  sv.stdin_ceiling = kMaxBytes;
+  sv.feed_stdin = a.stdin_;
+  sv.pass_through = ctx.format() == contract::Format::Text;
+  sv.grace = kGrace;
+  sv.cleanup = [&] {
+    os::remove_tree(*tmp);
+    cgroup.~Cgroup();  // the process exits at once after this
+  };
   sv.loop();
   close(sigfd);
   os::remove_tree(*tmp);
@@ -775,11 +532,11 @@ Json run(const Args& a, contract::Context& ctx) {
       {"program", Json::bytes(name)},
       {"exit_code", WIFEXITED(st) ? Json(WEXITSTATUS(st)) : Json()},
       {"signal", WIFSIGNALED(st) ? Json(os::signal_name(WTERMSIG(st))) : Json()},
-      {"killed", sv.why != Why::None},
-      {"kill_reason", sv.why == Why::Timeout  ? Json("timeout")
-                      : sv.why == Why::Output ? Json("output")
-                      : sv.why == Why::Stdin  ? Json("stdin")
-                                              : Json()},
+      {"killed", sv.stop_reason != os::Stop::None},
+      {"kill_reason", sv.stop_reason == os::Stop::Timeout  ? Json("timeout")
+                      : sv.stop_reason == os::Stop::Output ? Json("output")
+                      : sv.stop_reason == os::Stop::Stdin  ? Json("stdin")
+                                                           : Json()},
       {"processes_killed", sv.killed},
       {"stdout", stream_json(sv.out)},
       {"stderr", stream_json(sv.err)},
@@ -796,18 +553,18 @@ Json run(const Args& a, contract::Context& ctx) {
                      {"pids_max", cgroup.pids_max() ? Json(*cgroup.pids_max()) : Json()},
                      {"read_only", a.read_only}})},
   });
-  if (sv.why == Why::Timeout) {
+  if (sv.stop_reason == os::Stop::Timeout) {
     ctx.error(contract::make_error("limit.timeout",
                                    "the program ran past --timeout-ms (" +
                                        std::to_string(a.timeout_ms) + " ms) and was killed.",
                                    Json::object({{"timeout_ms", a.timeout_ms}})));
-  } else if (sv.why == Why::Output) {
+  } else if (sv.stop_reason == os::Stop::Output) {
     ctx.error(contract::make_error(
         "limit.output-too-large",
         std::string("the program wrote more than --max-output (") + std::to_string(a.max_output) +
             " bytes) to " + sv.killed_stream + " and was killed.",
         Json::object({{"stream", sv.killed_stream}, {"max_output", a.max_output}})));
-  } else if (sv.why == Why::Stdin) {
+  } else if (sv.stop_reason == os::Stop::Stdin) {
     bool known = sv.stdin_eof && sv.stdin_total <= kMaxBytes;
     contract::Error e = contract::make_error(
         "limit.input-too-large",
