@@ -380,6 +380,11 @@ contract::Error spawn_error(const std::string& name, const char* stage, int err)
 
 Json run(const Args& a, contract::Context& ctx) {
   if (!a.program) return list_programs();
+  // A closed 0, 1 or 2 would go to the first descriptor opened below (a pipe, the root): each
+  // is held by /dev/null opened read-only, so standard input reads as empty and a write to a
+  // closed standard output still fails.
+  for (int fd = 0; fd <= 2; ++fd)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) open("/dev/null", O_RDONLY);
   const std::string& name = *a.program;
   auto found = find_program(name);
   if (auto* e = std::get_if<contract::Error>(&found)) {

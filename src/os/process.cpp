@@ -259,13 +259,18 @@ struct ChildReport {
   if (getppid() != parent) _exit(127);  // the supervisor is already gone
   for (int fd : s.join)
     if (write(fd, "0", 1) != 1) child_fail(report, 1);
-  // Out of the way of 0-2 first, so no dup2 below overwrites a descriptor still to be moved.
+  // Out of the way of 0-2 first, so no dup2 below overwrites a descriptor still in use (with
+  // the supervisor's own 0 closed, any of them may have been given number 0).
+  report = fcntl(report, F_DUPFD_CLOEXEC, 10);
+  int cwd = fcntl(s.cwd, F_DUPFD_CLOEXEC, 10);
+  int ruleset = s.ruleset >= 0 ? fcntl(s.ruleset, F_DUPFD_CLOEXEC, 10) : -1;
   int in = fcntl(s.in, F_DUPFD_CLOEXEC, 10), out = fcntl(s.out, F_DUPFD_CLOEXEC, 10),
       err = fcntl(s.err, F_DUPFD_CLOEXEC, 10);
+  if (report < 0) _exit(127);
   if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
     child_fail(report, 2);
   syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
-  if (fchdir(s.cwd) != 0) child_fail(report, 3);
+  if (fchdir(cwd) != 0) child_fail(report, 3);
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   if (s.nproc > 0) {
@@ -273,8 +278,9 @@ struct ChildReport {
     setrlimit(RLIMIT_NPROC, &nproc);
   }
   if (s.ruleset >= 0) {
+    if (ruleset < 0) child_fail(report, 4);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        syscall(__NR_landlock_restrict_self, s.ruleset, 0) != 0)
+        syscall(__NR_landlock_restrict_self, ruleset, 0) != 0)
       child_fail(report, 4);
   }
   if (s.drop_capabilities) {

@@ -188,7 +188,7 @@ void Watch::loop() {
         if (stop_reason != Stop::Stdin) stdin_open = false;
       }
     }
-    if (i_in >= 0 && (p[i_in].revents & (POLLIN | POLLHUP | POLLERR))) {
+    if (i_in >= 0 && (p[i_in].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
       ssize_t got = read(0, buf, sizeof buf);
       if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
       if (got <= 0) {

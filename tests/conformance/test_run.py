@@ -548,3 +548,11 @@ def test_a_large_answer_escapes_every_byte():
     short = run("run", "--stdin", "--", "cat", stdin=data[:1000])
     head = short.out.split(b'"stdout":{"text":"', 1)[1].split(b'","bytes"', 1)[0]
     assert r.out.split(b'"stdout":{"text":"', 1)[1].startswith(head)
+
+
+def test_stdin_closed_altogether_is_an_empty_input():
+    p = subprocess.run([tack.bin_path("run"), "--stdin", "--timeout-ms", "5000", "--", "readall"],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                       preexec_fn=lambda: os.close(0))
+    doc = json.loads(p.stdout)
+    assert p.returncode == 0 and doc["data"]["stdout"]["text"] == "0\n", doc
