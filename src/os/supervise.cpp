@@ -85,8 +85,12 @@ void Watch::take(Channel& s, char* buf, size_t n, const char* name) {
   s.total += n;
   if (pass_through) {
     if (keep && !write_all(s.to, buf, keep)) abandon(0);
-  } else if (!s.kept->add(buf, keep)) {
-    keep = 0;
+  } else if (!s.cut && !s.kept->add(buf, keep)) {
+    // No memory for what the cap allows: the text stops here and says it was cut, and the
+    // program is ended as at the cap (never a silent gap).
+    s.cut = true;
+    if (stop_reason == Stop::None) killed_stream = name;
+    stop(Stop::Output);
   }
   if (s.total > max_output && !s.cut) {
     s.cut = true;
