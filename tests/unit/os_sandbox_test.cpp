@@ -69,13 +69,18 @@ TEST(OsSandbox, EveryToolIsRefusedTheNetwork) {
   Tree t;
   for (auto* tool : {&kReader, &kWriter, &kStarter}) {
     EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_INET, SOCK_STREAM, 0)); }), EPERM);
-    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_INET6, SOCK_DGRAM, 0)); }), EPERM);
-    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_NETLINK, SOCK_RAW, 0)); }), EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_INET6, SOCK_DGRAM, 0)); }),
+              EPERM);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_NETLINK, SOCK_RAW, 0)); }),
+              EPERM);
     // A tool that starts programs hands its filter on to them: local sockets stay for those.
     int want = tool == &kStarter ? 0 : EPERM;
-    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_UNIX, SOCK_STREAM, 0)); }), want);
+    EXPECT_EQ(in_child(*tool, t.root, [] { return err_of(socket(AF_UNIX, SOCK_STREAM, 0)); }),
+              want);
     int sv[2];
-    EXPECT_EQ(in_child(*tool, t.root, [&] { return err_of(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); }), want);
+    EXPECT_EQ(
+        in_child(*tool, t.root, [&] { return err_of(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); }),
+        want);
   }
 }
 
@@ -207,7 +212,8 @@ TEST(OsSandbox, CarriedProgramsEqualAFreshCompile) {
     }
   // The supervisor that leaves sockets to its programs, and the filter each program adds.
   for (int i : {4, 5}) {
-    scmp_filter_ctx f = i == 4 ? os::seccomp_profile(true, true, true) : os::seccomp_started_profile();
+    scmp_filter_ctx f =
+        i == 4 ? os::seccomp_profile(true, true, true) : os::seccomp_started_profile();
     ASSERT_NE(f, nullptr);
     int fd = memfd_create("bpf", 0);
     ASSERT_EQ(seccomp_export_bpf(f, fd), 0);
