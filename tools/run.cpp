@@ -441,6 +441,7 @@ Json run(const Args& a, contract::Context& ctx) {
   for (size_t i = own; i < writable.size(); ++i) close(writable[i]);
   os::Cgroup cgroup;
   cgroup.make(kPidsMax);
+  for (pid_t gone : cgroup.stale_owners()) os::remove_private_dirs_of("/tmp", gone);
 
   // Channels: the program's three streams, and the signals that end run itself.
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, in_pipe[2] = {-1, -1};

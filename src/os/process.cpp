@@ -184,9 +184,49 @@ std::vector<std::string> Cgroup::parents() {
   return out;
 }
 
+namespace {
+
+bool process_exists(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+// tack-run.PID cgroups beneath `parent` whose supervisor is gone (killed by SIGKILL, which it
+// cannot answer): what is left in them is killed and the cgroup removed. A PID that exists
+// again may be the supervisor or a stranger: that cgroup is left alone.
+size_t sweep_stale(const std::string& parent, std::vector<pid_t>& owners) {
+  size_t killed = 0;
+  DIR* d = opendir(parent.c_str());
+  if (!d) return 0;
+  while (dirent* e = readdir(d)) {
+    std::string_view n = e->d_name;
+    if (!n.starts_with("tack-run.")) continue;
+    pid_t owner = static_cast<pid_t>(std::strtol(e->d_name + 9, nullptr, 10));
+    if (owner <= 0 || process_exists(owner)) continue;
+    std::string dir = parent + "/" + e->d_name;
+    owners.push_back(owner);
+    for (int round = 0; round < 100; ++round) {
+      std::string procs = slurp((dir + "/cgroup.procs").c_str());
+      if (procs.empty()) break;
+      for (size_t pos = 0; pos < procs.size();) {
+        size_t nl = procs.find('\n', pos);
+        pid_t p = static_cast<pid_t>(std::strtol(procs.c_str() + pos, nullptr, 10));
+        if (p > 0 && kill(p, SIGKILL) == 0 && round == 0) ++killed;
+        pos = nl == std::string::npos ? procs.size() : nl + 1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    rmdir(dir.c_str());
+  }
+  closedir(d);
+  return killed;
+}
+
+}  // namespace
+
 void Cgroup::make(uint64_t pids_max) {
   const std::string name = "/tack-run." + std::to_string(getpid());
   for (const std::string& parent : parents()) {
+    stale_killed_ += sweep_stale(parent, stale_owners_);
     std::string dir = parent + name;
     // A v2 cgroup is made only where it can hold pids.max: the sweep already ends the tree,
     // and moving a process into a cgroup costs a grace period of RCU (up to ~15 ms here).
@@ -333,9 +373,20 @@ std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
 // --- the private directory ----------------------------------------------------------------
 
 std::optional<std::string> make_private_dir(const char* base) {
-  std::string tmpl = std::string(base) + "/tack-run.XXXXXX";
+  std::string tmpl = std::string(base) + "/tack-run." + std::to_string(getpid()) + ".XXXXXX";
   if (!mkdtemp(tmpl.data())) return std::nullopt;
   return tmpl;
+}
+
+void remove_private_dirs_of(const char* base, pid_t owner) {
+  const std::string prefix = "tack-run." + std::to_string(owner) + ".";
+  std::vector<std::string> found;
+  if (DIR* d = opendir(base)) {
+    while (dirent* e = readdir(d))
+      if (std::string_view(e->d_name).starts_with(prefix)) found.emplace_back(e->d_name);
+    closedir(d);
+  }
+  for (const std::string& n : found) remove_tree(std::string(base) + "/" + n);
 }
 
 bool remove_tree(const std::string& path) {

@@ -38,8 +38,11 @@ class Cgroup {
   Cgroup(const Cgroup&) = delete;
   Cgroup& operator=(const Cgroup&) = delete;
   ~Cgroup();
-  // Makes tack-run.PID beneath this process's own cgroup in each hierarchy found.
+  // Makes tack-run.PID beneath this process's own cgroup in each hierarchy found. First it
+  // ends what a supervisor killed by SIGKILL left in its own (the owner PID gone).
   void make(uint64_t pids_max);
+  size_t stale_killed() const { return stale_killed_; }
+  std::span<const pid_t> stale_owners() const { return stale_owners_; }
   // Descriptors of cgroup.procs to write "0" into from the child, before it execs.
   std::span<const int> join_fds() const { return join_; }
   bool killable() const { return !v2_.empty(); }  // cgroup.kill exists
@@ -53,6 +56,8 @@ class Cgroup {
   std::string v2_, v1_pids_;
   std::vector<int> join_;
   std::optional<uint64_t> pids_max_;
+  size_t stale_killed_ = 0;
+  std::vector<pid_t> stale_owners_;
 };
 
 // What the child does between fork and exec, prepared before the fork (the child allocates
@@ -85,10 +90,12 @@ struct SpawnError {
 // fds 0-2, and (when asked) no capabilities. Exec failures are reported through a pipe.
 std::optional<SpawnError> spawn(const Spawn& s, Spawned& out);
 
-// A private directory beneath `base` (mode 0700), and its removal with everything in it,
-// following no link.
+// A private directory beneath `base` (mode 0700, named for this process), and its removal with
+// everything in it, following no link.
 std::optional<std::string> make_private_dir(const char* base);
 bool remove_tree(const std::string& path);
+// The private directories a supervisor now gone (`owner`) could not remove.
+void remove_private_dirs_of(const char* base, pid_t owner);
 
 // "SIGKILL" for 9, "SIG34" for a number without a name.
 std::string signal_name(int sig);

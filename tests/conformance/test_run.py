@@ -556,3 +556,34 @@ def test_stdin_closed_altogether_is_an_empty_input():
                        preexec_fn=lambda: os.close(0))
     doc = json.loads(p.stdout)
     assert p.returncode == 0 and doc["data"]["stdout"]["text"] == "0\n", doc
+
+
+def test_what_a_killed_run_left_is_ended_by_the_next():
+    """SIGKILL cannot be answered: the program dies with run (PR_SET_PDEATHSIG), but a child it
+    made lives on, reparented away. It is still in run's pids cgroup, so the next run, finding
+    the cgroup's owner gone, ends it and removes the cgroup and the private TMPDIR left."""
+    if not tack.introspect("run")["authority"]["mechanisms"]["cgroup"]:
+        pytest.skip("no cgroup can be made here")
+    m = mark("sigkill")
+    p = subprocess.Popen([tack.bin_path("run"), "--", "stopper", m], stdout=subprocess.DEVNULL)
+    for _ in range(200):
+        if len(survivors(m)) >= 3:
+            break
+        time.sleep(0.01)
+    assert len(survivors(m)) == 3
+    p.kill()
+    p.wait()
+    for _ in range(100):
+        left = [s for s in survivors(m) if "stopper" in s]
+        if len(left) == 1:
+            break
+        time.sleep(0.01)
+    assert len(left) == 1, f"the stopped grandchild outlives a SIGKILLed run: {left}"
+    assert [d for d in os.listdir("/tmp") if d.startswith(f"tack-run.{p.pid}.")]
+    r = run("run", "--", "true")
+    assert r.exit == 0
+    assert survivors(m) == []
+    assert not [d for d in os.listdir("/tmp") if d.startswith(f"tack-run.{p.pid}.")]
+    for hierarchy in ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"):
+        if os.path.isdir(hierarchy):
+            assert f"tack-run.{p.pid}" not in os.listdir(hierarchy)
