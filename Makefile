@@ -5,7 +5,7 @@ DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
         strace jq hyperfine
 
-.PHONY: build run test deps unit conformance bench schemas clean
+.PHONY: build run test deps unit conformance mcp bench schemas clean
 
 build:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -28,10 +28,17 @@ unit: build
 conformance: build
 	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) -m pytest -q -p no:cacheprovider tests/conformance
 
+# tack-mcp through the official MCP TypeScript SDK client (pinned by tests/mcp/package-lock.json).
+mcp: build
+	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
+	@cd tests/mcp && npm ci --no-audit --no-fund --silent
+	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) node --test --test-concurrency=1 --test-reporter=dot
+
 test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory conformance
+	@$(MAKE) --no-print-directory mcp
 
 schemas: build
 	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) tests/conformance/schemas.py --write

@@ -87,6 +87,20 @@ for c in "${cases[@]}"; do
 done
 echo
 
+echo "== counts, file lists and several patterns (a count must cost no more than the lines)"
+cases=(
+  "count PM_RESUME|-c PM_RESUME|-c PM_RESUME"
+  "files with PM_RESUME|-l PM_RESUME|-l PM_RESUME"
+  "count 3 patterns|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r label sargs rargs <<< "$c"
+  read -r s r t <<< "$(timings "$seek $sargs" "rg --no-ignore $rargs" "$seek --format text $sargs")"
+  line "$label" "$s" "$r" "$t"
+  echo "    seek --no-ignore --max-count 100000000 $sargs  |  rg --no-ignore $rargs"
+done
+echo
+
 echo "== one 64 MiB file, about a million matching lines"
 python3 - "$work/big.txt" <<'PY'
 import sys
@@ -101,5 +115,8 @@ echo "lines: $(wc -l < "$work/big.txt"), matching: $(rg -c needle "$work/big.txt
 read -r s r t <<< "$(timings "$seek needle $work/big.txt" "rg --no-ignore -n needle $work/big.txt" "$seek --format text needle $work/big.txt")"
 line "literal needle, 64 MiB" "$s" "$r" "$t"
 echo "    seek --no-ignore --max-count 100000000 needle big.txt   |   rg --no-ignore -n needle big.txt"
+read -r s r t <<< "$(timings "$seek -c needle $work/big.txt" "rg --no-ignore -c needle $work/big.txt" "$seek --format text -c needle $work/big.txt")"
+line "count needle, 64 MiB" "$s" "$r" "$t"
+echo "    seek --no-ignore --max-count 100000000 -c needle big.txt   |   rg --no-ignore -c needle big.txt"
 echo
 echo "peak RSS (KiB) of seek on the 64 MiB file: $("$bin/../support/maxrss" "$bin/seek" --max-count 100000000 needle "$work/big.txt")"

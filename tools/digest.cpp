@@ -5,17 +5,24 @@
 // itself (--verify) instead of reading a checksum file, refuses FIFOs and devices rather than
 // blocking on them, and with --root reaches nothing outside the root. `--format text` is
 // sha256sum's layout byte for byte, including its escaping of names with \, \n or \r.
+// --check reads a sha256sum/sha512sum list as `sha256sum -c` does, but each name in it is a
+// path confined like an operand, every entry is a record with its verdict, and a line that is
+// not a checksum line is a tagged error naming its line number.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <memory>
 #include <variant>
 
-#include "contract/main.h"
 #include "os/hash.h"
+#include "os/line_reader.h"
+#include "os/link_target.h"
 #include "os/open.h"
+#include "os/path.h"
+#include "runner/main.h"
 
 namespace {
 
@@ -25,6 +32,7 @@ struct Args {
   std::vector<std::string> paths;
   std::string algo;
   std::optional<std::string> verify;
+  std::optional<std::string> check;
 };
 
 using contract::Kind;
@@ -36,10 +44,13 @@ constexpr contract::Flag<Args> kFlags[] = {
     {.name = "verify", .kind = Kind::Text, .bind = &Args::verify, .value_name = "HEX",
      .help = "the hash the one PATH must have (hex, either case; 64 digits for sha256, 128 for "
              "sha512); a different one is precondition.hash-failed after the file's record"},
+    {.name = "check", .short_name = 'c', .kind = Kind::Path, .role = contract::Role::PathRead,
+     .bind = &Args::check, .value_name = "SUMSFILE", .excludes = "verify",
+     .help = "verify the files a sha256sum/sha512sum list names (paths under --root); no PATH"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
-    {.name = "PATH", .role = contract::Role::PathRead, .min = 1, .max = contract::kMany,
+    {.name = "PATH", .role = contract::Role::PathRead, .min = 0, .max = contract::kMany,
      .bind = &Args::paths,
      .help = "the files to hash, in order; a file that cannot be read is an error record and "
              "the others are still hashed"},
@@ -48,10 +59,16 @@ constexpr contract::Operand<Args> kOperands[] = {
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.bad-value", Repairable::Sometimes},
-    {"args.conflict", Repairable::Never, "--verify was given with more than one PATH"},
+    {"args.conflict", Repairable::Never,
+     "--verify with more than one PATH, or --check with --verify or a PATH"},
+    {"args.missing-operand", Repairable::Never, "neither a PATH nor --check was given"},
     {"io.is-a-directory"},
     {"io.read-failed"},
+    {"path.bad-name", Repairable::Never, "a name in the --check list holds a NUL byte"},
+    {"parse.checksum-line", Repairable::Never,
+     "a line of the --check list is not HEX, two spaces (or space and *), NAME"},
     {"precondition.hash-failed"},
+    {"precondition.no-match", Repairable::Never, "the --check list holds no checksum line"},
 };
 
 // The hex is lowercase and as long as its algo's digest (64 or 128 digits).
@@ -59,32 +76,80 @@ constexpr std::string_view kRecord =
     R"({"type":"object","required":["type","path","algo","hex","bytes"],)"
     R"("additionalProperties":false,"properties":{"type":{"const":"digest"},)"
     R"("path":{"$ref":"#/$defs/text_or_bytes"},"algo":{"enum":["sha256","sha512"]},)"
-    R"("hex":{"type":"string"},"bytes":{"type":"integer","minimum":0}},)"
+    R"("hex":{"type":"string"},"bytes":{"type":"integer","minimum":0},)"
+    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
+    R"("description":"present when the path, opened as given without --root, ran through a )"
+    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}}},)"
     R"("oneOf":[{"properties":{"algo":{"const":"sha256"},"hex":{"pattern":"^[0-9a-f]{64}$"}}},)"
     R"({"properties":{"algo":{"const":"sha512"},"hex":{"pattern":"^[0-9a-f]{128}$"}}}]})";
 
+// --check: one record per entry of the list. `actual` and `bytes` are null when the file could
+// not be read (verdict "error"); `expected` is the list's hash in lowercase.
+constexpr std::string_view kCheckRecord =
+    R"({"type":"object","required":["type","line","path","algo","expected","actual","bytes",)"
+    R"("verdict"],"additionalProperties":false,"properties":{"type":{"const":"check"},)"
+    R"("line":{"type":"integer","minimum":1},"path":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("algo":{"enum":["sha256","sha512"]},"expected":{"type":"string"},)"
+    R"("actual":{"type":["string","null"]},"bytes":{"type":["integer","null"],"minimum":0},)"
+    R"("verdict":{"enum":["ok","mismatch","error"]}},)"
+    R"("allOf":[{"oneOf":[{"properties":{"algo":{"const":"sha256"},)"
+    R"("expected":{"pattern":"^[0-9a-f]{64}$"},"actual":{"pattern":"^[0-9a-f]{64}$"}}},)"
+    R"({"properties":{"algo":{"const":"sha512"},"expected":{"pattern":"^[0-9a-f]{128}$"},)"
+    R"("actual":{"pattern":"^[0-9a-f]{128}$"}}}]},)"
+    R"({"if":{"properties":{"verdict":{"const":"error"}}},)"
+    R"("then":{"properties":{"actual":{"type":"null"},"bytes":{"type":"null"}}},)"
+    R"("else":{"properties":{"actual":{"type":"string"},"bytes":{"type":"integer"}}}}]})";
+
+// files: files hashed; with --check also the entries by verdict, the malformed lines, and the
+// first kFailedNamed paths whose verdict was not ok.
 constexpr std::string_view kEnd =
     R"("files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},)"
-    R"("errors":{"type":"integer","minimum":0})";
+    R"("errors":{"type":"integer","minimum":0},"entries":{"type":"integer","minimum":0},)"
+    R"("passed":{"type":"integer","minimum":0},"mismatched":{"type":"integer","minimum":0},)"
+    R"("unreadable":{"type":"integer","minimum":0},"malformed":{"type":"integer","minimum":0},)"
+    R"("failed":{"type":"array","maxItems":100,"items":{"$ref":"#/$defs/text_or_bytes"}})";
+
+constexpr size_t kFailedNamed = 100;
+
+// The data schemas of both record types, as the Tool wants them: comma-separated.
+constexpr auto kRecords = [] {
+  std::array<char, kRecord.size() + 1 + kCheckRecord.size()> a{};
+  size_t i = 0;
+  for (char c : kRecord) a[i++] = c;
+  a[i++] = ',';
+  for (char c : kCheckRecord) a[i++] = c;
+  return a;
+}();
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"digest src/main.c notes.txt",
+     "one record per file: its SHA-256 (what --if-sha256 takes) and size"},
+    {"digest --check SHA256SUMS",
+     "one record per entry with its verdict; the end record names the files that fail"},
+};
 
 const contract::Tool kTool{
     .name = "digest",
     .summary = "Hash files with SHA-256 or SHA-512, streamed in bounded memory: one record per "
-               "file with its hex digest and size, errors per file in order.",
+               "file with its hex digest and size, errors per file in order; --check verifies "
+               "a sha256sum list, one verdict per entry.",
     .differs = "Unlike sha256sum it answers in NDJSON ending with an end record, tags each failed "
                "file with a rule while still hashing the rest, checks an expected hash itself "
-               "(--verify), refuses FIFOs and devices instead of blocking, and with --root "
-               "follows no symbolic link. --format text is sha256sum's layout, escapes included.",
+               "(--verify) or a list's (--check, names confined like PATHs), refuses FIFOs and "
+               "devices instead of blocking, and with --root follows no symbolic link. --format "
+               "text is sha256sum's layout, escapes included.",
     .usage = "digest [--root DIR] [--algo sha256|sha512] [--verify HEX] [--format ndjson|text] "
-             "PATH...",
+             "(PATH... | --check SUMSFILE)",
     .output = contract::Output::Stream,
     .schema = "digest.v1",
-    .data_schema = kRecord,
+    .data_schema = std::string_view(kRecords.data(), kRecords.size()),
     .end_schema = kEnd,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "algo verify check",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -102,6 +167,18 @@ std::string lower(std::string s) {
 }
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  if (a.check && !a.paths.empty()) {
+    contract::Error e = contract::make_error(
+        "args.conflict", "--check reads the names from its list, but PATHs were given too.",
+        Json::object({{"flags", Json::array({"--check", "PATH"})}, {"paths", a.paths.size()}}));
+    e.hint = "give --check SUMSFILE alone, or the PATHs to hash without it.";
+    errs.push_back(std::move(e));
+  } else if (!a.check && a.paths.empty()) {
+    contract::Error e = contract::make_error("args.missing-operand", "missing operand PATH.",
+                                             Json::object({{"operand", "PATH"}}));
+    e.hint = "name the files to hash, or give --check SUMSFILE to verify a list.";
+    errs.push_back(std::move(e));
+  }
   if (!a.verify) return;
   if (a.paths.size() > 1) {
     contract::Error e = contract::make_error(
@@ -164,7 +241,204 @@ std::variant<Hashed, int> hash_fd(int fd, os::Sha::Algo algo, char* buf) {
   return h;
 }
 
+// --- --check ------------------------------------------------------------------------------
+
+// Longer than any checksum line can be: 128 hex digits, the separator and a name of at most
+// kPathMax bytes, each escaped to two. A longer line is measured, never held.
+constexpr size_t kListLine = 4 + 128 + 2 * os::kPathMax + 64;
+
+// One entry of a list: `HEX  NAME` or `HEX *NAME` (the binary-mode marker, which changes
+// nothing here), optionally after blanks; a leading backslash marks a name written with
+// sha256sum's escapes (\\, \n, \r).
+struct ListEntry {
+  std::string hex;  // lowercase
+  std::string name;
+};
+
+// Why a line is not an entry (the `reason` in the error's detail), or null when it is one.
+const char* parse_list_line(std::string_view s, ListEntry& out) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  bool escaped = i < s.size() && s[i] == '\\';
+  if (escaped) ++i;
+  size_t h = i;
+  while (i < s.size() && is_hex(s[i])) ++i;
+  size_t digits = i - h;
+  bool whole = digits == 64 || digits == 128;
+  if (i >= s.size() || s[i] != ' ') return whole && i == s.size() ? "separator" : "format";
+  if (!whole) return digits == 0 ? "format" : "hex-length";
+  if (i + 1 >= s.size() || (s[i + 1] != ' ' && s[i + 1] != '*')) return "separator";
+  out.hex = lower(std::string(s.substr(h, digits)));
+  std::string_view name = s.substr(i + 2);
+  out.name.clear();
+  if (!escaped) {
+    out.name = name;
+  } else {
+    for (size_t k = 0; k < name.size(); ++k) {
+      if (name[k] != '\\') {
+        out.name += name[k];
+        continue;
+      }
+      char c = k + 1 < name.size() ? name[++k] : '\0';
+      if (c == '\\')
+        out.name += '\\';
+      else if (c == 'n')
+        out.name += '\n';
+      else if (c == 'r')
+        out.name += '\r';
+      else
+        return "escape";
+    }
+  }
+  if (out.name.empty()) return "empty-name";
+  return nullptr;
+}
+
+std::string_view reason_text(std::string_view reason) {
+  if (reason == "format") return "it does not start with a hex hash and a space";
+  if (reason == "hex-length") return "its hash is neither 64 (sha256) nor 128 (sha512) digits";
+  if (reason == "separator") return "the hash is not followed by two spaces or a space and *";
+  if (reason == "escape") return "its escaped name holds a \\ that is not \\\\, \\n or \\r";
+  if (reason == "empty-name") return "it names no file";
+  if (reason == "algo") return "its hash is not as long as one of --algo's";
+  return "it is longer than any checksum line can be";
+}
+
+Json run_check(const Args& a, contract::Context& ctx) {
+  const std::string& list = *a.check;
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
+  uint64_t files = 0, bytes = 0, errors = 0, entries = 0, passed = 0, mismatched = 0,
+           unreadable = 0, malformed = 0;
+  Json failed = Json::array();
+  // A list may hold any number of failing entries: each error is written, none kept.
+  auto fail = [&](contract::Error e) {
+    ++errors;
+    ctx.error_streamed(std::move(e));
+  };
+  auto opened = os::open_read(ctx.root_fd(), list, os::Want::File, list);
+  auto* open_error = std::get_if<contract::Error>(&opened);
+  if (open_error) fail(std::move(*open_error));
+  // Without the list, a reader of an empty file: nothing more is reported.
+  os::LineReader reader(open_error ? -1 : std::get<os::Opened>(opened).fd.get(), kListLine);
+  os::Line line;
+  uint64_t number = 0;
+  ListEntry entry;
+  while (!open_error && !ctx.output_failed() && reader.next(line)) {
+    ++number;
+    std::string_view text = line.text;
+    if (!line.too_long && text.ends_with('\r')) text.remove_suffix(1);
+    // Blank lines and comments are skipped, as sha256sum -c skips them.
+    if (!line.too_long && (text.empty() || text.front() == '#')) continue;
+    const char* reason = line.too_long ? "too-long" : parse_list_line(text, entry);
+    bool sha512 = !reason && entry.hex.size() == 128;
+    if (!reason && ctx.given("algo") && (a.algo == "sha512") != sha512) reason = "algo";
+    if (reason) {
+      ++malformed;
+      contract::Error e = contract::make_error(
+          "parse.checksum-line",
+          "line " + std::to_string(number) + " of '" + contract::printable(list) +
+              "' is not a checksum line: " + std::string(reason_text(reason)) + ".",
+          Json::object({{"path", Json::bytes(list)},
+                        {"line", number},
+                        {"reason", reason},
+                        {"length", line.length}}));
+      if (!line.too_long && text.size() <= 256) e.detail.set("text", Json::bytes(text));
+      e.hint = std::string_view(reason) == "algo"
+                   ? "drop --algo: the hash's length says which algorithm it is."
+                   : "a checksum line is HEX, two spaces (or a space and *), NAME, as sha256sum "
+                     "writes it.";
+      fail(std::move(e));
+      continue;
+    }
+    ++entries;
+    const std::string algo = sha512 ? "sha512" : "sha256";
+    Json rec = Json::object({{"type", "check"},
+                             {"line", number},
+                             {"path", Json::bytes(entry.name)},
+                             {"algo", algo},
+                             {"expected", entry.hex}});
+    // The name is a path like an operand: checked lexically, then opened beneath the root.
+    std::optional<contract::Error> err;
+    Hashed h;
+    auto c = os::check_path(ctx.root_abs(), entry.name);
+    if (c.issue) {
+      err = contract::make_error(c.issue->rule, c.issue->message,
+                                 Json::object({{"path", Json::bytes(entry.name)}}));
+      if (c.issue->replacement) err->detail.set("suggested", Json::bytes(*c.issue->replacement));
+      err->hint = "the list names it so; a name in a list is a path relative to --root.";
+    } else {
+      auto file = os::open_read(ctx.root_fd(), c.path, os::Want::File, entry.name);
+      if (auto* e = std::get_if<contract::Error>(&file)) {
+        err = std::move(*e);
+      } else {
+        auto result = hash_fd(std::get<os::Opened>(file).fd.get(),
+                              sha512 ? os::Sha::Algo::Sha512 : os::Sha::Algo::Sha256, buf.get());
+        if (auto* no = std::get_if<int>(&result))
+          err = os::errno_error(*no, entry.name, "read");
+        else
+          h = std::move(std::get<Hashed>(result));
+      }
+    }
+    const char* verdict = err ? "error" : h.hex == entry.hex ? "ok" : "mismatch";
+    rec.set("actual", err ? Json() : Json(h.hex));
+    rec.set("bytes", err ? Json() : Json(h.bytes));
+    rec.set("verdict", verdict);
+    ctx.record(rec);
+    if (!err) {
+      ++files;
+      bytes += h.bytes;
+    }
+    if (!err && h.hex == entry.hex) {
+      ++passed;
+      continue;
+    }
+    if (failed.items().size() < kFailedNamed) failed.push(Json::bytes(entry.name));
+    if (err) {
+      ++unreadable;
+    } else {
+      ++mismatched;
+      err = contract::make_error("precondition.hash-failed",
+                                 "the " + algo + " of '" + contract::printable(entry.name) +
+                                     "' is not the one line " + std::to_string(number) +
+                                     " of the list gives.",
+                                 Json::object({{"path", Json::bytes(entry.name)},
+                                               {"algo", algo},
+                                               {"expected", entry.hex},
+                                               {"actual", h.hex},
+                                               {"bytes", h.bytes}}));
+      err->repair = contract::Repair::none(
+          "the file or the list changed since the list was written; which one is right is a "
+          "judgement (detail.actual is the hash of what is there now)");
+    }
+    err->detail.set("line", number);
+    err->detail.set("list", Json::bytes(list));
+    fail(std::move(*err));
+  }
+  if (open_error) {
+  } else if (reader.error() != 0) {
+    contract::Error e = os::errno_error(reader.error(), list, "read");
+    e.detail.set("lines", number);  // the lines read, and checked, before the read failed
+    fail(std::move(e));
+  } else if (entries == 0 && malformed == 0 && !ctx.output_failed()) {
+    contract::Error e = contract::make_error(
+        "precondition.no-match", "'" + contract::printable(list) + "' holds no checksum line.",
+        Json::object({{"path", Json::bytes(list)}, {"lines", number}}));
+    e.hint = "a list is what sha256sum or digest --format text writes: HEX  NAME per line.";
+    fail(std::move(e));
+  }
+  return Json::object({{"files", files},
+                       {"bytes", bytes},
+                       {"errors", errors},
+                       {"entries", entries},
+                       {"passed", passed},
+                       {"mismatched", mismatched},
+                       {"unreadable", unreadable},
+                       {"malformed", malformed},
+                       {"failed", std::move(failed)}});
+}
+
 Json run(const Args& a, contract::Context& ctx) {
+  if (a.check) return run_check(a, ctx);
   const os::Sha::Algo algo = a.algo == "sha512" ? os::Sha::Algo::Sha512 : os::Sha::Algo::Sha256;
   auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
   uint64_t files = 0, bytes = 0, errors = 0;
@@ -190,11 +464,16 @@ Json run(const Args& a, contract::Context& ctx) {
     const Hashed& h = std::get<Hashed>(result);
     ++files;
     bytes += h.bytes;
-    ctx.record(Json::object({{"type", "digest"},
+    Json rec = Json::object({{"type", "digest"},
                              {"path", Json::bytes(path)},
                              {"algo", a.algo},
                              {"hex", h.hex},
-                             {"bytes", h.bytes}}));
+                             {"bytes", h.bytes}});
+    // Without --root the path was opened as given, links and all: say where a link led.
+    if (ctx.root_fd() < 0)
+      if (auto target = os::link_target(fd, path))
+        rec.set("link", Json::object({{"target", Json::bytes(*target)}}));
+    ctx.record(std::move(rec));
     if (a.verify && lower(*a.verify) != h.hex) {
       contract::Error e = contract::make_error(
           "precondition.hash-failed",
@@ -215,12 +494,17 @@ Json run(const Args& a, contract::Context& ctx) {
 
 // sha256sum's line: "HEX  NAME\n". A name holding \, \n or \r is escaped (\\, \n, \r) and the
 // line starts with a backslash, so every line stays one line and `sha256sum -c` reads it back.
+// --check: sha256sum -c's "NAME: OK", "NAME: FAILED", "NAME: FAILED open or read"; a name
+// holding \n or \r is escaped the same way (where sha256sum -c escapes only for \n).
 void render_text(const Json& rec, std::string& out, const contract::Drain&) {
   const std::string& name = rec.get("path")->str();
-  bool escape = name.find_first_of("\\\n\r") != std::string::npos;
+  const bool check = rec.get("type")->str() == "check";
+  bool escape = name.find_first_of(check ? "\n\r" : "\\\n\r") != std::string::npos;
   if (escape) out += '\\';
-  out += rec.get("hex")->str();
-  out += "  ";
+  if (!check) {
+    out += rec.get("hex")->str();
+    out += "  ";
+  }
   if (!escape) {
     out += name;
   } else {
@@ -234,6 +518,10 @@ void render_text(const Json& rec, std::string& out, const contract::Drain&) {
       else
         out += c;
     }
+  }
+  if (check) {
+    const std::string& verdict = rec.get("verdict")->str();
+    out += verdict == "ok" ? ": OK" : verdict == "mismatch" ? ": FAILED" : ": FAILED open or read";
   }
   out += '\n';
 }

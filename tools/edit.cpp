@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <map>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
@@ -47,9 +51,11 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "resolve and check everything and answer with the diff and planned_actions, "
              "changing nothing (exit 9)"},
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
-     .help = "read the edits (a JSON list of {witness, lines}) from standard input"},
+     .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
+             "each putting its lines in place of the line W names ([] deletes it; to insert, "
+             "repeat that line with the new ones)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
-     .value_name = "PATH", .help = "read the edits (a JSON list of {witness, lines}) from PATH"},
+     .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
     {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
      .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
      .help = "the largest file (and edits list) accepted (limit.input-too-large)",
@@ -95,6 +101,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"echo '[{\"witness\":\"hc949be\",\"lines\":[]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin --dry-run src/main.c",
+     "deletes the line that witness names; the dry run shows the diff, changing nothing (exit 9)"},
+    {"echo '[{\"witness\":\"h000000\",\"lines\":[\"x\"]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin src/main.c",
+     "precondition.stale-witness with fresh witnesses around it; nothing written"},
+};
+
 const contract::Tool kTool{
     .name = "edit",
     .summary = "Replace, delete or insert lines named by their witnesses, all of a batch or "
@@ -116,6 +129,8 @@ const contract::Tool kTool{
                    "snapshot read under that lock",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "stdin",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -293,8 +308,8 @@ Json run(const Args& a, contract::Context& ctx) {
   auto opened = os::open_existing(place);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
-  // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
-  os::Bytes before_buf;
+  // Read once, into a huge-page buffer (mem/big_alloc.h says why), hashed as it arrives.
+  mem::Bytes before_buf;
   os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });

@@ -1,9 +1,11 @@
 // jsonq.cpp — one RFC 6901 pointer into one JSON document: the value as the document wrote it,
 // its keys, its length, its kind, or whether it exists; jq for the question an agent asks most.
 // Unlike jq it takes a pointer, not a program; numbers and strings come back byte for byte (no
-// rounding of 1e400 or of 64-bit ids, no re-escaping); of duplicate keys the first wins; a broken
-// document is refused whole, with the line and column where it stops being JSON; a miss names
-// the longest prefix that resolved. simdjson On-Demand reads it all; --max-bytes bounds memory.
+// rounding of 1e400 or of 64-bit ids, no re-escaping), with the offset and line where the value
+// starts; a path through a key its object repeats is refused, where jq takes the last copy; a
+// broken document is refused whole, with the line and column where it stops being JSON; a miss
+// names the longest prefix that resolved, and the escaped pointer when a key holds '/' or '~'.
+// simdjson On-Demand reads it all; --max-bytes bounds memory.
 #include <poll.h>
 #include <sys/mman.h>
 #include <simdjson.h>
@@ -16,8 +18,9 @@
 #include <new>
 #include <set>
 
-#include "contract/main.h"
+#include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/pointer.h"
 
 namespace {
@@ -44,7 +47,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "an RFC 6901 JSON pointer: empty (the default) for the whole document, /a/0/b for "
              "member a, element 0, member b; write ~ as ~0 and / as ~1 inside a name"},
     {.name = "keys", .kind = Kind::Bool, .bind = &Args::keys, .excludes = "length type exists",
-     .help = "the keys of the object at P, in document order, each once"},
+     .help = "the keys of the object at P, in document order, each once (repeated: those "
+             "written twice or more)"},
     {.name = "length", .kind = Kind::Bool, .bind = &Args::length, .excludes = "type exists",
      .help = "the number of elements of the array, or of distinct keys of the object, at P"},
     {.name = "type", .kind = Kind::Bool, .bind = &Args::type, .excludes = "exists",
@@ -74,34 +78,59 @@ constexpr contract::Rule kRules[] = {
     {"parse.json", Repairable::Never, "the input is not JSON (RFC 8259) or nests past 1024"},
     {"query.bad-pointer", Repairable::Sometimes,
      "a malformed pointer, or '-' (the element after the last) on an array"},
-    {"query.no-such-path"},
+    {"query.no-such-path", Repairable::Sometimes,
+     "the pointer names nothing (retry: the pointer with '/' or '~' in a key escaped)"},
+    {"query.duplicate-key", Repairable::Never,
+     "the pointer runs through or ends at a key its object writes more than once"},
     {"query.wrong-kind", Repairable::Never, "--keys on a non-object, --length on a scalar"},
     {"query.unsupported-syntax", Repairable::Sometimes, "a jq filter where a pointer is wanted"},
 };
 
 constexpr std::string_view kData =
     R"({"type":"object","required":["pointer","kind"],"additionalProperties":false,)"
-    R"("maxProperties":3,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("maxProperties":8,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
+    R"("description":"present when the path, opened as given without --root, ran through a )"
+    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
     R"("kind":{"enum":["null","boolean","integer","float","string","array","object",null]},)"
+    R"("offset":{"type":"integer","minimum":0,"description":"the byte offset in the input )"
+    R"(where the value starts, a BOM counted"},)"
+    R"("line":{"type":"integer","minimum":1,"description":"the 1-based line where it starts; )"
+    R"(lines end at \n"},"column":{"type":"integer","minimum":1,"description":"the 1-based )"
+    R"(byte column where it starts"},)"
     R"("value":{"description":"the value as the document wrote it: scalars byte for byte, )"
     R"(arrays and objects without whitespace outside strings"},)"
     R"("keys":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}},)"
-    R"("length":{"type":"integer","minimum":0},"exists":{"type":"boolean"}},)"
+    R"("length":{"type":"integer","minimum":0},"exists":{"type":"boolean"},)"
+    R"("repeated":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("description":"with --keys or --length: the keys the object writes more than once"}},)"
     R"("allOf":[{"if":{"properties":{"kind":{"const":null}}},)"
     R"("then":{"required":["exists"],"properties":{"exists":{"const":false}}}},)"
     R"({"if":{"required":["exists"],"properties":{"exists":{"const":false}}},)"
-    R"("then":{"properties":{"kind":{"const":null}}}}]})";
+    R"("then":{"properties":{"kind":{"const":null}}}},)"
+    R"({"if":{"properties":{"kind":{"type":"string"}}},)"
+    R"("then":{"required":["offset","line","column"]},)"
+    R"("else":{"properties":{"offset":false,"line":false,"column":false}}}]})";
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"jsonq --pointer /server/port data.json",
+     "the value exactly as the document wrote it, its kind, byte offset and line"},
+    {"jsonq --keys --pointer /regions data.json",
+     "the keys of that object in document order (a key with / is ~1 in a pointer)"},
+};
 
 const contract::Tool kTool{
     .name = "jsonq",
     .summary = "Read one value of a JSON document by RFC 6901 pointer: the value as the document "
-               "wrote it, its keys, its length, its kind, or whether it exists.",
+               "wrote it, its keys, its length, its kind, or whether it exists, and where it "
+               "starts.",
     .differs = "Unlike jq it takes a pointer, not a filter; returns numbers and strings byte for "
-               "byte (no rounding, no re-escaping); takes the first of duplicate keys; refuses a "
-               "broken document whole, naming the line and column; names the longest prefix of "
-               "a pointer that resolved. A leading UTF-8 BOM is skipped; a lone surrogate escape "
+               "byte (no rounding, no re-escaping); refuses a path through a key its object "
+               "repeats (query.duplicate-key), where jq takes the last copy; refuses a broken "
+               "document whole, naming the line and column; names the longest prefix of a "
+               "pointer that resolved. A leading UTF-8 BOM is skipped; a lone surrogate escape "
                "is refused.",
     .usage = "jsonq [--root DIR] [--pointer P] [--keys | --length | --type | --exists] "
              "[--max-bytes N] [--format json|text] [FILE | -]",
@@ -111,6 +140,8 @@ const contract::Tool kTool{
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "pointer keys",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -342,39 +373,74 @@ std::string a_kind(JsonKind kind) {
 }
 
 // simdjson refusing, on the second pass, a document it accepted on the first.
+contract::Error reread_failed() {
+  return contract::make_error("parse.json", "the document could not be read a second time.",
+                              Json::object({{"reason", "internal"}}));
+}
+
 Json internal(contract::Context& ctx) {
-  ctx.error(contract::make_error("parse.json", "the document could not be read a second time.",
-                                 Json::object({{"reason", "internal"}})));
+  ctx.error(reread_failed());
   return nullptr;
 }
 
 enum class Why { NoKey, PastEnd, NotIndex, NoMembers, Dash };
 
+constexpr size_t kMaxCopies = 16;     // copies of a repeated key named, with their lines
+constexpr size_t kMaxAlternates = 4;  // keys a respelled pointer would name, tried on a miss
+
+// A key that the pointer spells from token `level` on with '/' or '~' left unescaped.
+struct Alternate {
+  std::string key;
+  std::string prefix;   // the pointer to that key, escaped
+  std::string pointer;  // the whole pointer respelled: prefix, then the tokens after the key
+};
+
+// One walk of a pointer through the document. Errors wait in `failed` until the walk is done:
+// a key the path repeats, found only after its first copy was followed, outranks whatever
+// that copy led to.
 struct Query {
   const Args& a;
-  contract::Context& ctx;
   std::string_view doc;
+  std::string_view pointer;  // a.pointer, or a respelling being tried
   const std::vector<text::PointerToken>& tokens;
-  std::string_view& raw_out;  // the raw text of an array or object to return, compacted later
+  bool probe = false;        // only whether the pointer names one value: no answer, no words
+  std::string_view raw_out;  // the raw text of an array or object to return, compacted later
+  std::optional<contract::Error> failed;
+  bool broken = false;  // simdjson failed on the second pass: stop everything
+  std::vector<Alternate> alternates;
+
+  Query(const Args& a, std::string_view doc, std::string_view pointer,
+        const std::vector<text::PointerToken>& tokens, bool probe = false)
+      : a(a), doc(doc), pointer(pointer), tokens(tokens), probe(probe) {}
+
+  Json stop() {
+    broken = true;
+    failed = reread_failed();
+    return nullptr;
+  }
 
   Json fail(std::string_view rule, std::string said, Json detail, std::string hint) {
-    contract::Error e = contract::make_error(
-        rule, "--pointer '" + contract::printable(a.pointer) + "' " + said + ".",
-        Json::object({{"pointer", Json::bytes(a.pointer)}}));
+    if (probe) {
+      failed = contract::make_error(rule, "");
+      return nullptr;
+    }
+    contract::Error e =
+        contract::make_error(rule, "--pointer '" + contract::printable(pointer) + "' " + said + ".",
+                             Json::object({{"pointer", Json::bytes(pointer)}}));
     for (auto& [k, v] : detail.members()) e.detail.set(k, v);
     e.hint = std::move(hint);
-    ctx.error(std::move(e));
+    failed = std::move(e);
     return nullptr;
   }
 
   // Token i names nothing in the value of kind `kind` (an array of n elements): no-such-path
   // with the longest prefix that resolved, or exists:false. "-" on an array is a bad pointer.
   Json miss(size_t i, JsonKind kind, Why why, uint64_t n = 0) {
-    if (a.exists && why != Why::Dash)
+    if (a.exists && !probe && why != Why::Dash)
       return Json::object(
-          {{"pointer", Json::bytes(a.pointer)}, {"kind", nullptr}, {"exists", false}});
+          {{"pointer", Json::bytes(pointer)}, {"kind", nullptr}, {"exists", false}});
     const std::string& name = tokens[i].name;
-    std::string resolved(std::string_view(a.pointer).substr(0, tokens[i].slash));
+    std::string resolved(pointer.substr(0, tokens[i].slash));
     std::string kind_word(text::kind_name(kind)), shown = contract::printable(name);
     auto spell = [](const std::string& p) { return "--pointer '" + contract::printable(p) + "'"; };
     std::string last = n ? "its last element is " + spell(resolved + "/" + std::to_string(n - 1))
@@ -412,62 +478,120 @@ struct Query {
     return fail("query.no-such-path", said, std::move(detail), hint);
   }
 
+  // Token i is a key its object writes `count` times, the first at the offsets `copies`.
+  Json repeated(size_t i, const std::vector<size_t>& copies, uint64_t count) {
+    const std::string& name = tokens[i].name;
+    std::string resolved(pointer.substr(0, tokens[i].slash));
+    std::vector<text::LineColumn> lcs =
+        probe ? std::vector<text::LineColumn>{} : text::line_columns(doc, copies);
+    Json where = Json::array();
+    std::string lines;
+    for (size_t c = 0; c < lcs.size(); ++c) {
+      where.push(Json::object({{"offset", copies[c]}, {"line", lcs[c].line}}));
+      lines += (c ? ", " : "") + std::to_string(lcs[c].line);
+    }
+    if (count > copies.size()) lines += ", …";
+    fail("query.duplicate-key",
+         "runs through the key '" + contract::printable(name) + "', which " +
+             at("object", resolved) + " writes " + std::to_string(count) + " times (lines " +
+             lines + "), so the document does not say which value it means",
+         Json::object({{"resolved", Json::bytes(resolved)},
+                       {"key", Json::bytes(name)},
+                       {"count", count},
+                       {"copies", std::move(where)}}),
+         "parsers differ on a repeated key (jq, Python and JavaScript keep the last copy, others "
+         "the first, strict ones refuse): keep one copy, then ask again");
+    if (!probe)
+      failed->repair = contract::Repair::none("which copy the document means is a judgement");
+    return nullptr;
+  }
+
   Json run(od::document& d) {
     bool scalar_root = false;
-    if (d.is_scalar().get(scalar_root)) return internal(ctx);
+    if (d.is_scalar().get(scalar_root)) return stop();
     if (scalar_root) {
       std::string_view tok = d.raw_json_token().value_unsafe();
       JsonKind kind = kind_of(d.type().value_unsafe(), tok);
       return tokens.empty() ? answer(kind, tok, nullptr) : miss(0, kind, Why::NoMembers);
     }
     od::value v;
-    if (d.get_value().get(v)) return internal(ctx);
-    std::deque<std::string> store;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      const std::string& name = tokens[i].name;
-      od::json_type t;
-      if (v.type().get(t)) return internal(ctx);
-      bool found = false;
-      if (t == od::json_type::object) {
-        od::object obj;
-        if (v.get_object().get(obj)) return internal(ctx);
-        for (auto f : obj) {  // in document order: of duplicate keys the first wins
-          od::field field;
-          if (std::move(f).get(field)) return internal(ctx);
-          if ((found = text::json_key(doc, field.key().raw() - doc.data(), store) == name)) {
-            v = field.value();
-            break;
-          }
-        }
-        if (!found) return miss(i, JsonKind::Object, Why::NoKey);
-      } else if (t == od::json_type::array) {
-        od::array arr;
-        if (v.get_array().get(arr)) return internal(ctx);
-        std::optional<uint64_t> index = text::array_index(name);
-        uint64_t n = 0;
-        for (auto el : arr) {
-          if ((found = index && n == *index)) {
-            if (std::move(el).get(v)) return internal(ctx);
-            break;
-          }
-          ++n;
-        }
-        if (!found)
-          return miss(i, JsonKind::Array,
-                      name == "-" ? Why::Dash : index ? Why::PastEnd : Why::NotIndex, n);
-      } else {
-        return miss(i, kind_of(t, v.raw_json_token()), Why::NoMembers);
-      }
-    }
+    if (d.get_value().get(v)) return stop();
+    return walk(v, 0);
+  }
+
+  // Tokens i.. inside v. An object on the path is read to its end: a key it repeats is
+  // refused, not taken first or last (on-demand skips the values beside the path unread).
+  Json walk(od::value v, size_t i) {
     od::json_type t;
-    if (v.type().get(t)) return internal(ctx);
+    if (v.type().get(t)) return stop();
     std::string_view tok = v.raw_json_token();
-    return answer(kind_of(t, tok), tok, &v);
+    if (i == tokens.size()) return answer(kind_of(t, tok), tok, &v);
+    const std::string& name = tokens[i].name;
+    if (t == od::json_type::object) {
+      od::object obj;
+      if (v.get_object().get(obj)) return stop();
+      Json out;
+      std::vector<size_t> copies;  // the offset of each copy's opening quote, up to kMaxCopies
+      uint64_t count = 0;
+      std::deque<std::string> store;
+      for (auto f : obj) {
+        od::field field;
+        if (std::move(f).get(field)) return stop();
+        size_t at = static_cast<size_t>(field.key().raw() - doc.data());
+        if (!store.empty()) store.clear();
+        std::string_view key = text::json_key(doc, at, store);
+        if (key != name) {
+          // A key the pointer spells unescaped is longer than the token and holds '/' or '~'.
+          if (!probe && alternates.size() < kMaxAlternates && key.size() > name.size() &&
+              key.find_first_of("/~") != std::string_view::npos)
+            if (auto p = text::respell_key(pointer, tokens, i, key))
+              alternates.push_back(
+                  {std::string(key),
+                   std::string(pointer.substr(0, tokens[i].slash)) + "/" + text::escape_token(key),
+                   std::move(*p)});
+          continue;
+        }
+        if (count++ < kMaxCopies) copies.push_back(at - 1);
+        if (count == 1) {
+          out = walk(field.value(), i + 1);
+          if (broken) return nullptr;
+        }
+      }
+      if (count == 0) return miss(i, JsonKind::Object, Why::NoKey);
+      if (count > 1) return repeated(i, copies, count);
+      return out;
+    }
+    if (t == od::json_type::array) {
+      od::array arr;
+      if (v.get_array().get(arr)) return stop();
+      std::optional<uint64_t> index = text::array_index(name);
+      uint64_t n = 0;
+      for (auto el : arr) {
+        if (index && n == *index) {
+          od::value x;
+          if (std::move(el).get(x)) return stop();
+          return walk(x, i + 1);
+        }
+        ++n;
+      }
+      return miss(i, JsonKind::Array,
+                  name == "-" ? Why::Dash
+                  : index     ? Why::PastEnd
+                              : Why::NotIndex,
+                  n);
+    }
+    return miss(i, kind_of(t, tok), Why::NoMembers);
   }
 
   // The answer about the value at the pointer: `v` is null for a scalar document.
   Json answer(JsonKind kind, std::string_view tok, od::value* v) {
-    Json out = Json::object({{"pointer", Json::bytes(a.pointer)}, {"kind", text::kind_name(kind)}});
+    if (probe) return true;
+    Json out = Json::object({{"pointer", Json::bytes(pointer)}, {"kind", text::kind_name(kind)}});
+    const size_t offset = static_cast<size_t>(tok.data() - doc.data());
+    text::LineColumn lc = text::line_column(doc, offset);
+    out.set("offset", offset);
+    out.set("line", lc.line);
+    out.set("column", lc.column);
     const bool container = kind == JsonKind::Array || kind == JsonKind::Object;
     if (a.exists) {
       out.set("exists", true);
@@ -486,46 +610,87 @@ struct Query {
     } else if (kind == JsonKind::Array && a.length) {
       od::array arr;
       size_t n = 0;
-      if (v->get_array().get(arr) || arr.count_elements().get(n)) return internal(ctx);
+      if (v->get_array().get(arr) || arr.count_elements().get(n)) return stop();
       out.set("length", n);
     } else if (a.keys || a.length) {
       od::object obj;
-      if (v->get_object().get(obj)) return internal(ctx);
+      if (v->get_object().get(obj)) return stop();
       std::deque<std::string> store;
-      std::set<std::string_view> seen;  // a tree, not a hash: no input can make it quadratic
-      Json keys = Json::array();
+      std::set<std::string_view> seen, twice;  // trees, not hashes: no input makes them quadratic
+      Json keys = Json::array(), repeats = Json::array();
       for (auto f : obj) {
         od::field field;
-        if (std::move(f).get(field)) return internal(ctx);
+        if (std::move(f).get(field)) return stop();
         std::string_view k = text::json_key(doc, field.key().raw() - doc.data(), store);
-        if (seen.insert(k).second && a.keys) keys.push(Json::bytes(k));
+        if (seen.insert(k).second) {
+          if (a.keys) keys.push(Json::bytes(k));
+        } else if (twice.insert(k).second) {
+          repeats.push(Json::bytes(k));
+        }
       }
       out.set(a.keys ? "keys" : "length", a.keys ? std::move(keys) : Json(seen.size()));
+      if (!twice.empty()) out.set("repeated", std::move(repeats));
     } else {
       od::array arr;
       od::object obj;
       if (kind == JsonKind::Array ? v->get_array().get(arr) || arr.raw_json().get(raw_out)
                                   : v->get_object().get(obj) || obj.raw_json().get(raw_out))
-        return internal(ctx);
+        return stop();
     }
     return out;
   }
-
 };
+
+// A miss where a key on the path is what the pointer spells with a '/' or '~' unescaped: the
+// hint names the escaped pointer, and a retry offers it when it names one value.
+void respell(Query& q, od::document& d, const contract::Context& ctx) {
+  std::vector<const Alternate*> good;
+  for (const Alternate& alt : q.alternates) {
+    text::ParsedPointer p = text::parse_pointer(alt.pointer);
+    d.rewind();
+    Query probe(q.a, q.doc, alt.pointer, p.tokens, true);
+    probe.run(d);
+    if (probe.broken) return;
+    if (!probe.failed && std::none_of(good.begin(), good.end(), [&](const Alternate* g) {
+          return g->pointer == alt.pointer;
+        }))
+      good.push_back(&alt);
+  }
+  contract::Error& e = *q.failed;
+  const Alternate& alt = good.empty() ? q.alternates.front() : *good.front();
+  std::string spell =
+      "--pointer '" + contract::printable(good.empty() ? alt.prefix : alt.pointer) + "'";
+  e.hint = "the key '" + contract::printable(alt.key) +
+           "' is there, and inside a key a pointer writes / as ~1 and ~ as ~0: " + spell;
+  if (good.empty()) {
+    *e.hint += ", though what follows it names nothing";
+    return;
+  }
+  e.detail.set("suggested", Json::bytes(alt.pointer));
+  if (good.size() == 1) {
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("pointer", alt.pointer));
+    return;
+  }
+  e.repair.kind = contract::Repair::Kind::Choose;
+  for (const Alternate* g : good)
+    e.repair.argvs.push_back(ctx.argv_with_flag("pointer", g->pointer));
+}
 
 Json run(const Args& a, contract::Context& ctx) {
   const bool stdin_doc = from_stdin(a, ctx);
   const std::string shown = stdin_doc ? "-" : *a.file;
   Buffer buf;
   std::optional<contract::Error> failed;
+  std::optional<std::string> link;  // without --root: where a link on the path led
   struct stat st {};
   if (stdin_doc) {
     failed = read_all(STDIN_FILENO, fstat(STDIN_FILENO, &st) ? nullptr : &st, a, ctx, shown, buf);
   } else {
     auto opened = os::open_read(ctx.root_fd(), *a.file, os::Want::File, *a.file);
-    if (auto* file = std::get_if<os::Opened>(&opened))
+    if (auto* file = std::get_if<os::Opened>(&opened)) {
+      if (ctx.root_fd() < 0) link = os::link_target(file->fd.get(), *a.file);
       failed = read_all(file->fd.get(), &file->st, a, ctx, shown, buf);
-    else
+    } else
       failed = std::move(std::get<contract::Error>(opened));
   }
   if (failed) {
@@ -557,8 +722,16 @@ Json run(const Args& a, contract::Context& ctx) {
   }
   d.rewind();
   text::ParsedPointer p = text::parse_pointer(a.pointer);
-  std::string_view raw;
-  Json out = Query{a, ctx, doc, p.tokens, raw}.run(d);
+  Query q(a, doc, a.pointer, p.tokens);
+  Json out = q.run(d);
+  if (q.failed) {
+    if (!q.broken && q.failed->rule == "query.no-such-path" && !q.alternates.empty())
+      respell(q, d, ctx);
+    ctx.error(std::move(*q.failed));
+    return nullptr;
+  }
+  if (link) out.set("link", Json::object({{"target", Json::bytes(*link)}}));
+  const std::string_view raw = q.raw_out;
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;
   Buffer compact;  // fresh pages, not a zero-filled string: this copy can be the whole input

@@ -14,9 +14,9 @@
 #include <climits>
 #include <queue>
 
-#include "contract/main.h"
 #include "os/open.h"
 #include "os/walk.h"
+#include "runner/main.h"
 #include "text/fuzzy.h"
 
 namespace {
@@ -89,13 +89,21 @@ constexpr std::string_view kRecord =
 
 constexpr std::string_view kEnd =
     R"("entries":{"type":"integer","minimum":0},"errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","hidden","binary","special","symlink"],)"
+    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
     R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
+    R"("glob":{"type":"integer","minimum":0},)"
     R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}},)"
     R"("matched":{"type":"integer","minimum":0})";
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"list --depth 2",
+     "the tree two levels deep in bytewise order; a link is shown with its target, never entered"},
+    {"list --find mainc",
+     "file paths ranked by a fuzzy match, best first, each with its score"},
+};
 
 const contract::Tool kTool{
     .name = "list",
@@ -114,6 +122,8 @@ const contract::Tool kTool{
     .end_schema = kEnd,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "depth max-entries find",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -242,6 +252,13 @@ void write_entry(contract::Context& ctx, const os::Entry& e, const std::string* 
 }
 
 Json end_fields(Walks& w, uint64_t entries, bool truncated, uint64_t next_skip) {
+  if (w.ctx.format() == contract::Format::Text && !w.ctx.output_failed()) {
+    const std::string cut = truncated ? "continue with --skip " + std::to_string(next_skip) : "";
+    if (std::string line = os::text_end_line(cut, w.skipped); !line.empty()) {
+      w.ctx.raw() += line;
+      w.ctx.commit();
+    }
+  }
   Json end = Json::object({{"entries", entries}, {"errors", w.errors},
                            {"skipped", w.skipped.to_json()}});
   if (truncated) {

@@ -13,16 +13,20 @@
 //  * --if-sha256 hashes a regular file's content and a symbolic link's target text (the
 //    link is never followed); a directory or a special file cannot be hashed
 //    (io.is-a-directory, io.special-file), so --remove does not take those.
-//  * Both directories are locked (os/atomic.h), and the hash is read under the lock.
+//  * Both directories are locked (os/dir_lock.h), and the hash is read under the lock.
 //  * NEWPATH equal to PATH or inside it is path.bad-name, refused before anything is opened.
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <tuple>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/rename_noreplace.h"
+#include "runner/main.h"
 
 namespace {
 
@@ -30,8 +34,8 @@ using contract::Json;
 
 struct Args {
   std::string path;
-  std::optional<std::string> new_path;
-  std::optional<std::string> if_sha256;
+  std::vector<std::string> rest;       // NEWPATH; with --remove, more paths to remove
+  std::vector<std::string> if_sha256;  // one; with --remove, one per PATH in order
   bool remove = false;
   bool parents = false;
   bool dry_run = false;
@@ -41,17 +45,17 @@ using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
     {.name = "if-sha256",
-     .kind = Kind::Text,
+     .kind = Kind::List,
      .bind = &Args::if_sha256,
      .value_name = "HEX",
      .help = "PATH must hash to HEX (a file: its content; a symbolic link: its target text), "
-             "checked under the lock"},
+             "checked under the lock; with --remove, one per PATH in order"},
     {.name = "remove",
      .kind = Kind::Bool,
      .bind = &Args::remove,
      .excludes = "parents",
-     .help = "take PATH away by renaming it to .NAME.removed-<first 8 hex of HEX> in its "
-             "directory (undo: move it back); needs --if-sha256"},
+     .help = "take each PATH away by renaming it to .NAME.removed-<first 8 hex of HEX> in its "
+             "directory (undo: move it back); needs --if-sha256; all checked before any moves"},
     {.name = "parents",
      .kind = Kind::Bool,
      .bind = &Args::parents,
@@ -70,15 +74,20 @@ constexpr contract::Operand<Args> kOperands[] = {
     {.name = "NEWPATH",
      .role = Role::PathWrite,
      .min = 0,
-     .max = 1,
-     .bind = &Args::new_path,
-     .help = "where to move it; must not exist (absent with --remove)"},
+     .max = contract::kMany,
+     .bind = &Args::rest,
+     .help = "where to move it; must not exist (with --remove: more paths to remove)"},
 };
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
+    {"args.conflict", Repairable::Never,
+     "--remove with --parents, not one --if-sha256 per PATH, or a PATH named twice"},
+    {"args.too-many-operands", Repairable::Never, "a move takes PATH NEWPATH"},
     {"path.bad-name", Repairable::Never, "NEWPATH is PATH or lies inside it"},
     {"io.is-a-directory", Repairable::Never, "--if-sha256 or --remove names a directory"},
+    {"io.special-file", Repairable::Never,
+     "--if-sha256 or --remove names a FIFO, socket or device"},
     {"io.read-failed"},
     {"io.write-failed"},
     {"io.rename-unsupported"},
@@ -88,14 +97,33 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-const std::string kSchema =
-    R"({"type":"object","required":["from","to","changed","removed"],"additionalProperties":false,)"
-    R"("properties":{"from":{"$ref":"#/$defs/text_or_bytes"},"to":{"$ref":"#/$defs/text_or_bytes"},)"
+// One move's answer; several removals answer {files: [one each, with written], counts}.
+const std::string kOneProps =
+    R"("from":{"$ref":"#/$defs/text_or_bytes"},"to":{"$ref":"#/$defs/text_or_bytes"},)"
     R"("changed":{"type":"boolean"},"removed":{"type":"boolean"},)"
     R"("tombstone":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
+    R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}})";
+const std::string kSchema =
+    R"({"oneOf":[{"type":"object","required":["from","to","changed","removed"],"additionalProperties":false,)"
+    R"("properties":{)" +
+    kOneProps +
+    R"(}},)"
+    R"({"type":"object","required":["files","files_changed","files_written"],"additionalProperties":false,)"
+    R"("properties":{"files":{"type":"array","items":{"type":"object",)"
+    R"("required":["from","to","changed","removed","written"],"additionalProperties":false,)"
+    R"("properties":{)" +
+    kOneProps +
+    R"(,"written":{"type":"boolean"}}}},)"
+    R"("files_changed":{"type":"integer","minimum":0},"files_written":{"type":"integer","minimum":0}}}]})";
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"move README.md README.old.md",
+     "renamed; never replaces an existing destination"},
+    {"move --remove --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 notes.txt",
+     "renamed to the tombstone .notes.txt.removed-bab4f8ab; moving it back undoes it"},
+};
 
 const contract::Tool kTool{
     .name = "move",
@@ -108,7 +136,7 @@ const contract::Tool kTool{
         "read, and removes by renaming to a tombstone, never by unlinking.",
     .usage =
         "move [--root DIR] [--if-sha256 HEX] [--parents] [--dry-run] PATH NEWPATH | "
-        "move --remove --if-sha256 HEX [--root DIR] [--dry-run] PATH",
+        "move --remove --if-sha256 HEX [--if-sha256 HEX]... [--root DIR] [--dry-run] PATH...",
     .output = contract::Output::Document,
     .schema = "move.v1",
     .data_schema = kSchema,
@@ -120,6 +148,8 @@ const contract::Tool kTool{
         "order); a name created meanwhile by anyone is never replaced",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "remove parents",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -129,18 +159,13 @@ bool inside(std::string_view outer, std::string_view p) {
 }
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
-  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256)) {
-    errs.push_back(contract::make_error(
-        "args.bad-value", "--if-sha256 must be 64 hex digits (a SHA-256).",
-        Json::object({{"flag", "if-sha256"}, {"value", Json::bytes(*a.if_sha256)}})));
-  }
+  for (const std::string& hex : a.if_sha256)
+    if (!os::is_sha256_hex(hex))
+      errs.push_back(
+          contract::make_error("args.bad-value", "--if-sha256 must be 64 hex digits (a SHA-256).",
+                               Json::object({{"flag", "if-sha256"}, {"value", Json::bytes(hex)}})));
   if (a.remove) {
-    if (a.new_path) {
-      errs.push_back(contract::make_error("args.too-many-operands",
-                                          "--remove takes one operand, the path to remove.",
-                                          Json::object({{"operand", Json::bytes(*a.new_path)}})));
-    }
-    if (!a.if_sha256) {
+    if (a.if_sha256.empty()) {
       contract::Error e = contract::make_error(
           "precondition.required",
           "--remove needs --if-sha256 HEX: a file is removed only as the caller read it; "
@@ -148,19 +173,52 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
           Json::object({{"flags", Json::array({"--if-sha256"})}}));
       e.hint = "hash the file first (digest) and pass it with --if-sha256.";
       errs.push_back(std::move(e));
+      return;
+    }
+    const size_t paths = 1 + a.rest.size();
+    if (a.if_sha256.size() != paths)
+      errs.push_back(contract::make_error(
+          "args.conflict",
+          "--remove pairs each PATH with one --if-sha256, in order: " + std::to_string(paths) +
+              " path(s) but " + std::to_string(a.if_sha256.size()) + " hash(es).",
+          Json::object({{"flags", Json::array({"--if-sha256"})},
+                        {"paths", paths},
+                        {"hashes", a.if_sha256.size()}})));
+    // The same path twice would be checked twice and then renamed once: refused, so every
+    // path named is one removal.
+    std::vector<std::string> seen{a.path};
+    for (const std::string& p : a.rest) {
+      if (std::find(seen.begin(), seen.end(), p) != seen.end()) {
+        contract::Error e = contract::make_error(
+            "args.conflict", "'" + contract::printable(p) + "' is named more than once.",
+            Json::object({{"path", Json::bytes(p)}}));
+        e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
+        errs.push_back(std::move(e));
+      }
+      seen.push_back(p);
     }
     return;
   }
-  if (!a.new_path) {
+  if (a.if_sha256.size() > 1)
+    errs.push_back(contract::make_error("args.duplicate-flag",
+                                        "--if-sha256 was given more than once.",
+                                        Json::object({{"flag", "if-sha256"}})));
+  if (a.rest.empty()) {
     errs.push_back(contract::make_error("args.missing-operand", "missing operand NEWPATH.",
                                         Json::object({{"operand", "NEWPATH"}})));
     return;
   }
-  if (inside(a.path, *a.new_path)) {
+  if (a.rest.size() > 1) {
+    errs.push_back(contract::make_error(
+        "args.too-many-operands", "a move takes PATH NEWPATH; several paths only with --remove.",
+        Json::object({{"operand", Json::bytes(a.rest[1])}})));
+    return;
+  }
+  if (inside(a.path, a.rest[0])) {
     errs.push_back(contract::make_error(
         "path.bad-name",
         "cannot move '" + contract::printable(a.path) + "' onto itself or into itself.",
-        Json::object({{"path", Json::bytes(a.path)}, {"new_path", Json::bytes(*a.new_path)}})));
+        Json::object({{"path", Json::bytes(a.path)}, {"new_path", Json::bytes(a.rest[0])}})));
   }
 }
 
@@ -200,13 +258,233 @@ std::string_view kind_name(os::Entry::Kind k) {
   return "other";
 }
 
+// A directory or a special file has no hash to state: the error says what the call was
+// doing (remove, or check --if-sha256), not the generic "cannot write".
+contract::Error unhashable(contract::Error e, const std::string& path, bool remove) {
+  if (e.rule != "io.is-a-directory" && e.rule != "io.special-file") return e;
+  const std::string what = e.rule == "io.is-a-directory" ? "a directory" : "a special file";
+  e.message = (remove ? "cannot remove '" : "cannot check --if-sha256 of '") +
+              contract::printable(path) + "': it is " + what +
+              "; only a file or a symbolic link has a hash to state.";
+  return e;
+}
+
+// `.NAME.removed-` + 8 hex, beside PATH; path.too-long when the name cannot be held.
+os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
+                                     const std::string& expect) {
+  std::string tomb = "." + from.name + ".removed-" + expect.substr(0, 8);
+  if (tomb.size() > NAME_MAX) {
+    return contract::make_error(
+        "path.too-long",
+        "cannot remove '" + contract::printable(path) + "': its tombstone name would be " +
+            std::to_string(tomb.size()) + " bytes, past the filesystem's 255.",
+        Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
+  }
+  return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
+}
+
+// --remove of several paths. Every path is checked (its tombstone free, its hash) under the
+// locks of all their directories before any is renamed, so one refusal renames nothing; then
+// each is renamed in PATH order. Each rename is atomic, the batch is not one transaction: a
+// rename that fails stops it, and `written` says which were renamed.
+Json run_remove_many(const Args& a, contract::Context& ctx) {
+  using K = os::Entry::Kind;
+  std::vector<std::string> paths{a.path};
+  paths.insert(paths.end(), a.rest.begin(), a.rest.end());
+  struct Item {
+    std::string path, expect, to_path;
+    std::optional<os::Place> from, to;
+    std::optional<contract::Error> error;
+    bool pending = false, landed = false, written = false, refused = false;
+    std::string kind;
+  };
+  std::vector<Item> items(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Item& it = items[i];
+    it.path = paths[i];
+    it.expect = os::lower_hex(a.if_sha256[i]);
+    auto from = os::open_place(ctx.root_fd(), it.path, os::Parents::Refuse);
+    if (auto* e = std::get_if<contract::Error>(&from)) {
+      it.error = std::move(*e);
+      continue;
+    }
+    it.from.emplace(std::move(std::get<os::Place>(from)));
+    auto tomb = tombstone_of(*it.from, it.path, it.expect);
+    if (auto* e = std::get_if<contract::Error>(&tomb)) {
+      it.error = std::move(*e);
+      continue;
+    }
+    it.to_path = std::get<std::string>(tomb);
+    auto to = os::open_place(ctx.root_fd(), it.to_path, os::Parents::Refuse);
+    if (auto* e = std::get_if<contract::Error>(&to)) {
+      it.error = std::move(*e);
+      continue;
+    }
+    it.to.emplace(std::move(std::get<os::Place>(to)));
+  }
+
+  // Every directory once, in (device, inode) order as os::lock orders two: two batches over
+  // the same directories cannot each hold one and wait for the other.
+  std::vector<os::DirLock> held;  // declared after the items: released before they close
+  if (!a.dry_run) {
+    std::vector<const os::Place*> dirs;
+    for (const Item& it : items)
+      if (it.from) dirs.push_back(&*it.from);
+    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
+    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
+    dirs.erase(
+        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
+        dirs.end());
+    for (const os::Place* d : dirs) {
+      auto locked = os::lock(*d);
+      if (auto* e = std::get_if<contract::Error>(&locked)) {
+        ctx.error(std::move(*e));
+        return nullptr;
+      }
+      held.push_back(std::move(std::get<os::DirLock>(locked)));
+    }
+  }
+
+  // Two spellings of one name (an absolute and a relative path without --root) would be
+  // checked twice and renamed once: refused as a path named twice, before anything is hashed.
+  // (Two hard links are two names: each is removed.)
+  using Id = std::tuple<dev_t, ino_t, std::string>;
+  std::vector<std::pair<Id, const Item*>> seen;
+  bool twice = false;
+  for (Item& it : items) {
+    if (!it.from) continue;
+    Id id{it.from->dir_st.st_dev, it.from->dir_st.st_ino, it.from->name};
+    const auto first =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
+    if (first == seen.end()) {
+      seen.emplace_back(std::move(id), &it);
+      continue;
+    }
+    contract::Error e =
+        contract::make_error("args.conflict",
+                             "'" + contract::printable(it.path) + "' is '" +
+                                 contract::printable(first->second->path) + "' again.",
+                             Json::object({{"path", Json::bytes(it.path)},
+                                           {"same_as", Json::bytes(first->second->path)}}));
+    e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
+    it.error = std::move(e);
+    twice = true;
+  }
+  for (Item& it : items) {
+    if (it.error || twice) continue;
+    auto src = os::look(*it.from);
+    if (auto* e = std::get_if<contract::Error>(&src)) {
+      it.error = std::move(*e);
+      continue;
+    }
+    auto dst = os::look(*it.to);
+    if (auto* e = std::get_if<contract::Error>(&dst)) {
+      it.error = std::move(*e);
+      continue;
+    }
+    const os::Entry& s = std::get<os::Entry>(src);
+    const os::Entry& d = std::get<os::Entry>(dst);
+    if (s.kind == K::Missing) {
+      // A retry whose first call landed: the tombstone holds what the caller read.
+      std::string actual;
+      if (d.kind != K::Missing)
+        if (auto h = hash_entry(*it.to, d); auto* hex = std::get_if<std::string>(&h)) actual = *hex;
+      if (!actual.empty() && actual == it.expect) {
+        it.landed = true;
+        continue;
+      }
+      contract::Error e = os::errno_error(ENOENT, it.path, "move");
+      if (d.kind != K::Missing) {
+        e.detail.set("destination", Json::bytes(it.to_path));
+        e.detail.set("destination_kind", kind_name(d.kind));
+        if (!actual.empty()) e.detail.set("destination_sha256", actual);
+      }
+      it.error = std::move(e);
+      continue;
+    }
+    auto h = hash_entry(*it.from, s);
+    if (auto* e = std::get_if<contract::Error>(&h)) {
+      it.error = unhashable(std::move(*e), it.path, true);
+      continue;
+    }
+    if (std::get<std::string>(h) != it.expect) {
+      it.error = os::hash_mismatch(it.path, it.expect, std::get<std::string>(h), "removed",
+                                   kind_name(s.kind));
+      continue;
+    }
+    if (d.kind != K::Missing) {
+      Json detail = Json::object({{"path", Json::bytes(it.to_path)}, {"kind", kind_name(d.kind)}});
+      contract::Error e = contract::make_error(
+          "conflict.exists",
+          "cannot remove '" + contract::printable(it.path) + "': its tombstone '" +
+              contract::printable(it.to_path) + "' exists, and move never replaces anything.",
+          std::move(detail));
+      e.repair = contract::Repair::none(
+          "a tombstone with this name exists: move it away first, or read PATH again");
+      it.error = std::move(e);
+      continue;
+    }
+    it.kind = kind_name(s.kind);
+    it.pending = true;
+  }
+
+  auto answer = [&] {
+    Json files = Json::array();
+    uint64_t changed = 0, written = 0;
+    for (const Item& it : items) {
+      if (it.refused) continue;
+      Json one = Json::object({{"from", Json::bytes(it.path)},
+                               {"to", Json::bytes(it.to_path)},
+                               {"changed", it.pending},
+                               {"removed", true},
+                               {"tombstone", Json::bytes(it.to_path)},
+                               {"written", it.written}});
+      files.push(std::move(one));
+      changed += it.pending ? 1 : 0;
+      written += it.written ? 1 : 0;
+    }
+    return Json::object(
+        {{"files", std::move(files)}, {"files_changed", changed}, {"files_written", written}});
+  };
+  bool refused = false;
+  for (Item& it : items) {
+    it.refused = twice;  // then nothing was checked
+    if (it.error) {
+      refused = it.refused = true;
+      ctx.error(std::move(*it.error));
+    }
+  }
+  if (refused) return answer();  // the paths that passed their check; none renamed
+  if (a.dry_run) {
+    Json planned = Json::array();
+    for (const Item& it : items)
+      if (it.pending)
+        planned.push(Json::object({{"op", "rename"},
+                                   {"from", Json::bytes(it.path)},
+                                   {"to", Json::bytes(it.to_path)},
+                                   {"kind", it.kind}}));
+    ctx.dry_run(std::move(planned));
+    return answer();
+  }
+  for (Item& it : items) {
+    if (!it.pending) continue;
+    if (auto e = os::rename_noreplace(*it.from, *it.to)) {
+      ctx.error(std::move(*e));
+      break;
+    }
+    it.written = true;
+  }
+  return answer();
+}
+
 Json run(const Args& a, contract::Context& ctx) {
   auto fail = [&](contract::Error e) {
     ctx.error(std::move(e));
     return Json(nullptr);
   };
+  if (a.remove && !a.rest.empty()) return run_remove_many(a, ctx);
   const std::optional<std::string> expect =
-      a.if_sha256 ? std::optional(os::lower_hex(*a.if_sha256)) : std::nullopt;
+      a.if_sha256.empty() ? std::nullopt : std::optional(os::lower_hex(a.if_sha256[0]));
 
   auto from_placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&from_placed)) return fail(std::move(*e));
@@ -215,19 +493,11 @@ Json run(const Args& a, contract::Context& ctx) {
   std::string to_path;
   if (a.remove) {
     // `.NAME.removed-` + 8 hex must itself be a name the filesystem can hold.
-    std::string tomb = "." + from.name + ".removed-" + expect->substr(0, 8);
-    if (tomb.size() > NAME_MAX) {
-      return fail(contract::make_error(
-          "path.too-long",
-          "cannot remove '" + contract::printable(a.path) + "': its tombstone name would be " +
-              std::to_string(tomb.size()) + " bytes, past the filesystem's 255.",
-          Json::object({{"path", Json::bytes(a.path)}, {"tombstone_bytes", tomb.size()}})));
-    }
-    to_path = from.parent == "."   ? tomb
-              : from.parent == "/" ? "/" + tomb
-                                   : from.parent + "/" + tomb;
+    auto tomb = tombstone_of(from, a.path, *expect);
+    if (auto* e = std::get_if<contract::Error>(&tomb)) return fail(std::move(*e));
+    to_path = std::get<std::string>(tomb);
   } else {
-    to_path = *a.new_path;
+    to_path = a.rest[0];
   }
   os::Parents parents = !a.parents  ? os::Parents::Refuse
                         : a.dry_run ? os::Parents::Plan
@@ -287,7 +557,8 @@ Json run(const Args& a, contract::Context& ctx) {
 
   if (expect) {
     auto h = hash_entry(from, s);
-    if (auto* e = std::get_if<contract::Error>(&h)) return fail_undo(std::move(*e));
+    if (auto* e = std::get_if<contract::Error>(&h))
+      return fail_undo(unhashable(std::move(*e), a.path, a.remove));
     const std::string& actual = std::get<std::string>(h);
     if (actual != *expect)
       return fail_undo(os::hash_mismatch(a.path, *expect, actual, "moved", kind_name(s.kind)));
@@ -331,18 +602,29 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
+void render_one(const Json& data, std::string& out) {
   std::string from = contract::printable(data.get("from")->str());
   std::string to = contract::printable(data.get("to")->str());
   if (const Json* dirs = data.get("parents_created"))
     for (const Json& dir : dirs->items())
       out += "made directory " + contract::printable(dir.str()) + "\n";
+  const Json* written = data.get("written");
   if (!data.get("changed")->as_bool())
     out += from + " -> " + to + ": already moved\n";
+  else if (written && !written->as_bool())
+    out += "would remove " + from + " (tombstone " + to + ")\n";
   else if (data.get("removed")->as_bool())
     out += "removed " + from + " (tombstone " + to + ")\n";
   else
     out += from + " -> " + to + "\n";
+}
+
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
+  if (const Json* files = data.get("files")) {
+    for (const Json& one : files->items()) render_one(one, out);
+    return;
+  }
+  render_one(data, out);
 }
 
 }  // namespace

@@ -1,16 +1,18 @@
-// peek.cpp — read a range of one file: lines with numbers and byte offsets, or bytes, with the
+// peek.cpp — read a range of a file: lines with numbers and byte offsets, or bytes, with the
 // file's size, line endings, BOM, a binary flag and a cursor to the rest. head, tail, sed -n,
 // cat -n and wc -l in one call. Unlike them it never clips a long line silently (the line is
 // named, with its length and the cap that would show it), answers in JSON, reports what it
-// did not return, and with --root reaches nothing outside the root.
+// did not return, says when a path ran through a symbolic link, and with --root reaches
+// nothing outside the root. Several files in one call get one answer each, in order.
 
 #include <algorithm>
 #include <cstring>
 
-#include "contract/main.h"
 #include "os/file_witness.h"
 #include "os/line_reader.h"
+#include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/eol.h"
 #include "text/witness.h"
 
@@ -20,7 +22,7 @@ using contract::Json;
 using contract::Span;
 
 struct Args {
-  std::string path;
+  std::vector<std::string> paths;
   Span lines;
   Span bytes;
   uint64_t max_bytes = 0;
@@ -31,6 +33,10 @@ struct Args {
 
 constexpr uint64_t kCeiling = 16 * 1024 * 1024;
 constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB makes a file binary
+constexpr size_t kMaxFiles = 64;       // paths in one call
+// --max-bytes holds for each file; all files of one call together stop at the ceiling (a file
+// that would pass it gets its own next cursor), so the answer stays bounded at any count.
+constexpr uint64_t kTotalBytes = kCeiling;
 
 using contract::Kind;
 constexpr contract::Flag<Args> kFlags[] = {
@@ -44,8 +50,8 @@ constexpr contract::Flag<Args> kFlags[] = {
              "from the end"},
     {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
      .fallback = "65536", .ceiling = kCeiling, .floor = 1,
-     .help = "the most text returned, each line counting its bytes and one for its end; past "
-             "it the answer is truncated with a next cursor",
+     .help = "the most text returned per file, each line counting its bytes and one for its "
+             "end; past it the answer is truncated with a next cursor",
      .limit = true},
     {.name = "max-line-bytes", .kind = Kind::Nat, .bind = &Args::max_line_bytes,
      .value_name = "N", .fallback = "1048576", .ceiling = kCeiling, .floor = 1,
@@ -59,8 +65,8 @@ constexpr contract::Flag<Args> kFlags[] = {
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
-    {.name = "PATH", .role = contract::Role::PathRead, .bind = &Args::path,
-     .help = "the file to read"},
+    {.name = "PATH", .role = contract::Role::PathRead, .min = 1, .max = kMaxFiles,
+     .bind = &Args::paths, .help = "the file to read; several get one answer each, in order"},
 };
 
 using contract::Repairable;
@@ -76,9 +82,16 @@ constexpr std::string_view kLine =
     R"("text":{"oneOf":[{"$ref":"#/$defs/text_or_bytes"},{"type":"null"}]},)"
     R"("length":{"type":"integer","minimum":0},"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"}}})";
 
+// One file's answer; several files: {"files":[…]}, each entry that answer or {path, error}.
 constexpr std::string_view kData =
-    R"({"type":"object","required":["path","size","binary","eol","bom","mode","from","to","eof","truncated","next","total_lines"],)"
+    R"({"oneOf":[{"$ref":"#peek-file"},{"type":"object","required":["files"],"additionalProperties":false,)"
+    R"("properties":{"files":{"type":"array","minItems":2,"maxItems":64,"items":{"oneOf":[{"$ref":"#peek-file"},)"
+    R"({"type":"object","required":["path","error"],"additionalProperties":false,)"
+    R"("properties":{"path":{"$ref":"#/$defs/text_or_bytes"},"error":{"$ref":"#/$defs/error"}}}]}}}}],)"
+    R"("$defs":{"file":{"$anchor":"peek-file",)"
+    R"("type":"object","required":["path","size","binary","eol","bom","mode","from","to","eof","truncated","next","total_lines"],)"
     R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
+    R"("link":{"type":"object","required":["target"],"additionalProperties":false,"properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
     R"("size":{"type":"integer","minimum":0},"binary":{"type":"boolean"},)"
     R"("eol":{"enum":["lf","crlf","mixed","none"]},"bom":{"type":"boolean"},"mode":{"enum":["lines","bytes"]},)"
     R"("from":{"type":"integer","minimum":0},"to":{"type":["integer","null"]},)"
@@ -86,7 +99,7 @@ constexpr std::string_view kData =
     R"("eof":{"type":"boolean"},"truncated":{"type":"boolean"},)"
     R"("next":{"oneOf":[{"type":"null"},{"type":"object","required":["line"],"properties":{"line":{"type":"integer","minimum":1}},"additionalProperties":false},)"
     R"({"type":"object","required":["byte"],"properties":{"byte":{"type":"integer","minimum":0}},"additionalProperties":false}]},)"
-    R"("total_lines":{"type":["integer","null"]}}})";
+    R"("total_lines":{"type":["integer","null"]}}}}})";
 
 // The data schema with the line schema spliced in (constexpr string building is not worth it).
 struct Schema {
@@ -100,6 +113,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"peek --lines 4:6 --witness src/main.c",
+     "lines 4 to 6 with byte offsets and the witnesses edit takes; next says where the rest starts"},
+    {"peek --lines 1:2 README.md notes.txt",
+     "two files in one call, each with its own range, eol and next"},
+};
+
 const contract::Tool kTool{
     .name = "peek",
     .summary = "Read a range of a file: lines with numbers and byte offsets, or bytes, with its "
@@ -108,12 +128,14 @@ const contract::Tool kTool{
                "reports eol and BOM, gives a cursor to what it did not return, and with --root "
                "follows no symbolic link.",
     .usage = "peek [--root DIR] [--lines A:B | --bytes A:B] [--max-bytes N] [--max-line-bytes N] "
-             "[--count-lines] [--witness] [--format json|text] PATH",
+             "[--count-lines] [--witness] [--format json|text] PATH...",
     .output = contract::Output::Document,
     .schema = "peek.v1",
     .data_schema = kSchema.text,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "lines bytes max-bytes witness",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -250,8 +272,16 @@ Scan scan(int fd, uint64_t max_line, bool bom, F&& each) {
   return s;
 }
 
-Json run(const Args& a, contract::Context& ctx) {
-  auto opened = os::open_read(ctx.root_fd(), a.path, os::Want::File, a.path);
+// One file of the call: which it is (for repairs) and what is left of the call's total budget.
+struct Call {
+  size_t index = 0;
+  bool several = false;
+  uint64_t total_left = kTotalBytes;
+};
+
+// One file's answer (null when it could not be read; its errors are in ctx either way).
+Json read_one(const Args& a, const std::string& path, Call& call, contract::Context& ctx) {
+  auto opened = os::open_read(ctx.root_fd(), path, os::Want::File, path);
   if (auto* e = std::get_if<contract::Error>(&opened)) {
     ctx.error(std::move(*e));
     return nullptr;
@@ -263,20 +293,31 @@ Json run(const Args& a, contract::Context& ctx) {
   char head[kBinaryProbe];
   long long got = os::pread_full(fd, head, sizeof head, 0);
   if (got < 0) {
-    ctx.error(os::errno_error(static_cast<int>(-got), a.path, "read"));
+    ctx.error(os::errno_error(static_cast<int>(-got), path, "read"));
     return nullptr;
   }
   std::string_view probe(head, static_cast<size_t>(got));
   bool binary = probe.find('\0') != std::string_view::npos;
   bool bom = text::has_bom(probe);
   auto read_failed = [&](int err) {
-    ctx.error(os::errno_error(err, a.path, "read"));
+    ctx.error(os::errno_error(err, path, "read"));
     return Json(nullptr);
   };
 
-  Json data = Json::object({{"path", Json::bytes(a.path)}, {"size", size}, {"binary", binary},
-                            {"eol", "none"}, {"bom", bom}});
+  Json data = Json::object({{"path", Json::bytes(path)}});
+  // Without --root the path was opened as given, links and all: say where a link led.
+  if (ctx.root_fd() < 0)
+    if (auto target = os::link_target(fd, path))
+      data.set("link", Json::object({{"target", Json::bytes(*target)}}));
+  data.set("size", size);
+  data.set("binary", binary);
+  data.set("eol", "none");
+  data.set("bom", bom);
   bool bytes_mode = ctx.given("bytes");
+  // This file's budget: --max-bytes, or what the call has left when that is less. Only within
+  // its own --max-bytes is the first line returned whole past the budget.
+  const uint64_t cap = std::min(a.max_bytes, call.total_left);
+  const bool first_whole = call.total_left >= a.max_bytes;
 
   if (bytes_mode) {
     // Non-negative ends are read as far as the file really goes: some files (in /proc) say
@@ -289,7 +330,7 @@ Json run(const Args& a, contract::Context& ctx) {
     if (size > 0) from = std::min(from, size);  // past the end of a file whose size is known
     bool bounded = a.bytes.to && !a.bytes.open_end;
     uint64_t want_to = bounded ? std::max(from, at(*a.bytes.to)) : UINT64_MAX;
-    uint64_t want = std::min<uint64_t>(want_to - from, a.max_bytes);
+    uint64_t want = std::min<uint64_t>(want_to - from, cap);
     // One byte past the budget tells whether more really exists.
     std::string buf(want + 1, '\0');
     long long n = os::pread_full(fd, buf.data(), buf.size(), from);
@@ -299,6 +340,7 @@ Json run(const Args& a, contract::Context& ctx) {
     bool truncated = more && from + want < want_to;
     buf.resize(std::min(got_n, want));
     uint64_t to = from + buf.size();
+    call.total_left -= std::min<uint64_t>(call.total_left, buf.size());
     Scan s = scan(fd, a.max_line_bytes, false, [](const os::Line&, uint64_t) { return true; });
     if (s.error) return read_failed(s.error);
     data.set("eol", text::eol_name(s.eol.result()));
@@ -335,7 +377,7 @@ Json run(const Args& a, contract::Context& ctx) {
   auto kept = std::make_shared<Kept>();
   // Every line costs at least one byte of the budget: this many entries at most, and none of
   // the copies a growing vector makes (reserved, not touched).
-  const uint64_t most_lines = std::min<uint64_t>(a.max_bytes, size + 1);
+  const uint64_t most_lines = std::min<uint64_t>(cap, size + 1);
   kept->length.reserve(most_lines);
   kept->flags.reserve(most_lines);
   uint64_t budget = 0, next_line = 0, last_n = 0;
@@ -350,7 +392,7 @@ Json run(const Args& a, contract::Context& ctx) {
     // A line costs its bytes and one for its end, so that no run of empty lines can make an
     // answer (and the memory behind it) without bound.
     uint64_t cost = (line.too_long ? 0 : line.length) + 1;
-    if (kept->size() && budget + cost > a.max_bytes) {
+    if ((kept->size() || !first_whole) && budget + cost > cap) {
       next_line = n;
       eof_reached = false;
       return true;
@@ -366,6 +408,7 @@ Json run(const Args& a, contract::Context& ctx) {
     return true;
   });
   if (s.error) return read_failed(s.error);
+  call.total_left -= std::min(call.total_left, budget);
   text::Eol eol = s.eol.result();
   kept->eol = eol;
 
@@ -401,14 +444,19 @@ Json run(const Args& a, contract::Context& ctx) {
         "limit.line-too-long",
         std::to_string(too_long.size()) + " line(s) longer than --max-line-bytes " +
             std::to_string(a.max_line_bytes) + "; the longest is " + std::to_string(longest) + " bytes.",
-        Json::object({{"path", Json::bytes(a.path)},
+        Json::object({{"path", Json::bytes(path)},
                       {"lines", std::move(ns)},
                       {"longest", longest},
                       {"max_line_bytes", a.max_line_bytes},
                       {"ceiling", kCeiling}}));
     if (longest <= kCeiling) {
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-line-bytes", std::to_string(longest)));
-      e.hint = "retry with --max-line-bytes " + std::to_string(longest) + ".";
+      // Of several files the retry names this one alone: another's longer line would fail it.
+      std::string cap_needed = std::to_string(longest);
+      e.repair = contract::Repair::retry(
+          call.several ? ctx.argv_with_flag_for_operand(call.index, "max-line-bytes", cap_needed)
+                       : ctx.argv_with_flag("max-line-bytes", cap_needed));
+      e.hint = std::string(call.several ? "retry this file alone" : "retry") +
+               " with --max-line-bytes " + cap_needed + ".";
     } else {
       e.repair = contract::Repair::none("the line is longer than the ceiling; read it in pieces with --bytes");
       e.hint = "read the line in pieces with --bytes.";
@@ -418,14 +466,49 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain& drain) {
+Json run(const Args& a, contract::Context& ctx) {
+  Call call;
+  if (a.paths.size() == 1) return read_one(a, a.paths[0], call, ctx);
+  // Several files: one entry each, in argument order; a file that could not be read is its
+  // path and its (first) error, and every error is in the envelope's errors too.
+  call.several = true;
+  Json files = Json::array();
+  for (size_t i = 0; i < a.paths.size(); ++i) {
+    call.index = i;
+    size_t before = ctx.errors().size();
+    Json one = read_one(a, a.paths[i], call, ctx);
+    if (one.is_null() && ctx.errors().size() > before)
+      one = Json::object(
+          {{"path", Json::bytes(a.paths[i])}, {"error", ctx.errors()[before].to_json()}});
+    files.push(std::move(one));
+  }
+  return Json::object({{"files", std::move(files)}});
+}
+
+// One file as text: a line if its path ran through a link, its lines (cat -n) or its bytes,
+// and where to continue.
+void render_one(const Json& data, std::string& out, const contract::Drain& drain, bool several) {
+  if (const Json* link = data.get("link"))
+    out += "[through a symbolic link to " + link->get("target")->str() + "]\n";
   if (const Json* text = data.get("text")) {
     out += text->str();
+    if (several && !text->str().empty() && text->str().back() != '\n') out += '\n';
     return;
   }
   data.get("lines")->render(out, drain);  // the lines as text (run() chose the format)
   if (const Json* next = data.get("next"); next && !next->is_null())
     out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
+}
+
+void render_text(const Json& data, std::string& out, const contract::Drain& drain) {
+  const Json* files = data.get("files");
+  if (!files) return render_one(data, out, drain, false);
+  // As head(1) does, without its blank lines; a file that failed is on stderr only.
+  for (const Json& f : files->items()) {
+    if (f.get("error")) continue;
+    out += "==> " + f.get("path")->str() + " <==\n";
+    render_one(f, out, drain, true);
+  }
 }
 
 }  // namespace

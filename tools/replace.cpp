@@ -23,11 +23,16 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <tuple>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
@@ -38,16 +43,39 @@ namespace {
 using contract::Json;
 
 struct Args {
-  std::string path;
+  std::vector<std::string> paths;
   std::optional<std::string> old_text, new_text;
   uint64_t expect = 1;
   bool all = false;
   std::optional<std::string> edits_file;
-  std::optional<std::string> if_sha256;
+  bool stdin_edits = false;
+  std::vector<std::string> if_sha256;  // none, or one per PATH in order
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
 };
+
+// One file's part of a call: what run_stream and run_batch see. A call of several files
+// checks each as a dry run first (errors and planned actions collected, not reported), then
+// writes each with must_be, the hash the check read, so a file changed in between by a
+// writer that ignores tack's lock is refused rather than changed unchecked.
+struct Job {
+  std::string path;
+  std::optional<std::string> if_sha256;
+  bool dry_run = false;
+  uint64_t max_bytes = 0;
+  uint64_t max_diff_lines = 0;
+  std::optional<std::string> must_be;
+  std::vector<contract::Error>* errors = nullptr;  // set: errors collected here
+  Json* planned = nullptr;                         // set: planned actions appended here
+};
+
+void report(const Job& a, contract::Context& ctx, contract::Error e) {
+  if (a.errors)
+    a.errors->push_back(std::move(e));
+  else
+    ctx.error(std::move(e));
+}
 
 constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
 constexpr uint64_t kDiffLinesCeiling = 1'000'000;
@@ -56,22 +84,25 @@ using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
     {.name = "old", .kind = Kind::Text, .role = Role::Pattern, .bind = &Args::old_text,
-     .value_name = "TEXT", .excludes = "edits-file",
+     .value_name = "TEXT", .excludes = "edits-file stdin",
      .help = "the exact text to find (in a CRLF file, \\n means \\r\\n); never empty"},
     {.name = "new", .kind = Kind::Text, .role = Role::Content, .bind = &Args::new_text,
-     .value_name = "TEXT", .excludes = "edits-file",
+     .value_name = "TEXT", .excludes = "edits-file stdin",
      .help = "the text to put in its place (in a CRLF file, written with \\r\\n)"},
     {.name = "expect", .kind = Kind::Nat, .bind = &Args::expect, .value_name = "N",
-     .fallback = "1", .ceiling = 1'000'000, .floor = 1, .excludes = "all edits-file",
-     .help = "how many occurrences there must be (overlapping ones counted); any other count "
-             "changes nothing (precondition.count-mismatch)"},
-    {.name = "all", .kind = Kind::Bool, .bind = &Args::all, .excludes = "edits-file",
+     .fallback = "1", .ceiling = 1'000'000, .floor = 1, .excludes = "all edits-file stdin",
+     .help = "how many occurrences there must be in each file (overlapping ones counted); any "
+             "other count changes nothing (precondition.count-mismatch)"},
+    {.name = "all", .kind = Kind::Bool, .bind = &Args::all, .excludes = "edits-file stdin",
      .help = "replace every occurrence, however many (at least one)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
      .value_name = "PATH",
      .help = "a JSON list of {old, new, expect|all} applied in order, all or nothing"},
-    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
-     .help = "the file's content must hash to HEX (SHA-256) or nothing is written"},
+    {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
+     .help = "read the edits list (as --edits-file takes it) from standard input"},
+    {.name = "if-sha256", .kind = Kind::List, .bind = &Args::if_sha256, .value_name = "HEX",
+     .help = "the file's content must hash to HEX (SHA-256) or nothing is written; with "
+             "several PATHs, one per PATH in order"},
     {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
      .help = "check everything and answer with the diff and planned_actions, changing nothing "
              "(exit 9)"},
@@ -86,11 +117,16 @@ constexpr contract::Flag<Args> kFlags[] = {
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
-    {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path, .help = "the file to change"},
+    {.name = "PATH", .role = Role::PathWrite, .max = contract::kMany, .bind = &Args::paths,
+     .help = "the file to change; several: all are checked before any is written, then each "
+             "is written atomically in turn (not one transaction: written says which were)"},
 };
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
+    {"args.bad-value", Repairable::Sometimes},
+    {"args.conflict", Repairable::Sometimes,
+     "flags that exclude each other, --if-sha256 not one per PATH, or a PATH named twice"},
     {"args.required-flag"},
     {"io.is-a-directory"},
     {"io.read-failed"},
@@ -104,22 +140,41 @@ constexpr contract::Rule kRules[] = {
 
 constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
 
+// One file's answer; several files answer {files: [one each, with written], totals}.
 struct Schema {
   std::string text;
   Schema() {
-    text = std::string(
-               R"({"type":"object","required":["path","changed","already_applied","replacements","before_sha256","after_sha256","diff","diff_truncated"],)"
-               R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
-               R"("changed":{"type":"boolean"},"already_applied":{"type":"boolean"},)"
-               R"("replacements":{"type":"integer","minimum":0},"before_sha256":)") +
-           std::string(kHex) + R"(,"after_sha256":)" + std::string(kHex) +
-           R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
-           R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"}}})";
+    const std::string props =
+        std::string(R"("path":{"$ref":"#/$defs/text_or_bytes"},)"
+                    R"("changed":{"type":"boolean"},"already_applied":{"type":"boolean"},)"
+                    R"("replacements":{"type":"integer","minimum":0},"before_sha256":)") +
+        std::string(kHex) + R"(,"after_sha256":)" + std::string(kHex) + R"(,"diff":{"oneOf":[)" +
+        std::string(text::kDiffSchema) +
+        R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"})";
+    const std::string required =
+        R"("path","changed","already_applied","replacements","before_sha256","after_sha256","diff","diff_truncated")";
+    text =
+        R"({"oneOf":[{"type":"object","required":[)" + required +
+        R"(],"additionalProperties":false,"properties":{)" + props + "}}," +
+        R"({"type":"object","required":["files","files_changed","files_written","replacements"],)"
+        R"("additionalProperties":false,"properties":{"files":{"type":"array","items":)"
+        R"({"type":"object","required":[)" +
+        required + R"(,"written"],"additionalProperties":false,"properties":{)" + props +
+        R"(,"written":{"type":"boolean"}}}},"files_changed":{"type":"integer","minimum":0},)"
+        R"("files_written":{"type":"integer","minimum":0},)"
+        R"("replacements":{"type":"integer","minimum":0}}}]})";
   }
 };
 const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"replace --old 'hello, %s' --new 'hi, %s' --dry-run src/main.c",
+     "the diff it would make, changing nothing (exit 9)"},
+    {"replace --old greet --new welcome src/main.c",
+     "found twice, expected once: precondition.count-mismatch with each line, nothing written"},
+};
 
 const contract::Tool kTool{
     .name = "replace",
@@ -130,12 +185,12 @@ const contract::Tool kTool{
                "occurrence and the near misses, is idempotent (already_applied), and writes "
                "atomically under a lock keeping BOM, line endings and mode.",
     .usage = "replace [--root DIR] (--old TEXT --new TEXT [--expect N | --all] | --edits-file "
-             "PATH) [--if-sha256 HEX] [--dry-run] [--max-bytes N] [--max-diff-lines N] "
-             "[--format json|text] PATH",
+             "PATH | --stdin) [--if-sha256 HEX]... [--dry-run] [--max-bytes N] "
+             "[--max-diff-lines N] [--format json|text] PATH...",
     .output = contract::Output::Document,
     .schema = "replace.v1",
     .data_schema = kSchema.text,
-    .effects = contract::kReadFiles | contract::kWriteFiles,
+    .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, idempotent, atomic, all_or_nothing, mode_preserved, "
                   "no_litter, bounded_memory",
@@ -144,6 +199,8 @@ const contract::Tool kTool{
                    "snapshot under that lock",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "old new expect all",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -153,14 +210,107 @@ contract::Error bad_value(std::string flag, std::string message) {
                               Json::object({{"flag", std::move(flag)}}));
 }
 
-void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
-  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256))
-    errs.push_back(bad_value("if-sha256", "--if-sha256 must be 64 hex digits (a SHA-256)."));
-  if (a.edits_file) return;
+// The argv indices of the operands (the argv parsed cleanly: every token is a flag, a flag's
+// value, "--", or an operand).
+std::vector<size_t> operand_tokens(const contract::Context& ctx) {
+  const std::vector<std::string>& argv = ctx.argv();
+  std::vector<size_t> out;
+  bool ended = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& t = argv[i];
+    if (ended || t.size() < 2 || t[0] != '-') {
+      out.push_back(i);
+    } else if (t == "--") {
+      ended = true;
+    } else if (t[1] == '-') {
+      if (t.find('=') != std::string::npos) continue;
+      for (const contract::FlagInfo& f : ctx.flags_)
+        if (f.name == std::string_view(t).substr(2) && f.kind != Kind::Bool) ++i;
+    } else {
+      for (size_t j = 1; j < t.size(); ++j) {
+        auto f = std::find_if(ctx.flags_.begin(), ctx.flags_.end(),
+                              [&](const contract::FlagInfo& x) { return x.short_name == t[j]; });
+        if (f != ctx.flags_.end() && f->kind != Kind::Bool) {
+          if (j + 1 == t.size()) ++i;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  for (const std::string& hex : a.if_sha256)
+    if (!os::is_sha256_hex(hex)) {
+      errs.push_back(bad_value("if-sha256", "--if-sha256 must be 64 hex digits (a SHA-256)."));
+      break;
+    }
+  if (!a.if_sha256.empty() && a.if_sha256.size() != a.paths.size())
+    errs.push_back(contract::make_error(
+        "args.conflict",
+        "--if-sha256 is one per PATH, in order: " + std::to_string(a.paths.size()) +
+            " path(s) but " + std::to_string(a.if_sha256.size()) + " hash(es).",
+        Json::object({{"flags", Json::array({"--if-sha256"})},
+                      {"paths", a.paths.size()},
+                      {"hashes", a.if_sha256.size()}})));
+  // A file named twice would be checked twice against the same bytes and then written twice.
+  // The retry names each once (offered when no --if-sha256 has to be paired anew).
+  {
+    std::vector<size_t> later;
+    for (size_t i = 0; i < a.paths.size(); ++i)
+      if (std::find(a.paths.begin(), a.paths.begin() + static_cast<long>(i), a.paths[i]) !=
+          a.paths.begin() + static_cast<long>(i))
+        later.push_back(i);
+    if (!later.empty()) {
+      const std::vector<size_t> tokens = operand_tokens(ctx);
+      for (size_t i : later) {
+        contract::Error e = contract::make_error(
+            "args.conflict", "'" + contract::printable(a.paths[i]) + "' is named more than once.",
+            Json::object({{"path", Json::bytes(a.paths[i])}}));
+        if (a.if_sha256.empty() && tokens.size() == a.paths.size()) {
+          std::vector<std::string> argv;
+          for (size_t t = 0; t < ctx.argv().size(); ++t) {
+            bool drop = false;
+            for (size_t k : later) drop = drop || tokens[k] == t;
+            if (!drop) argv.push_back(ctx.argv()[t]);
+          }
+          e.repair = contract::Repair::retry(std::move(argv));
+          e.hint = "name each file once.";
+        } else {
+          e.repair = contract::Repair::none("name each file once, with its own --if-sha256");
+        }
+        errs.push_back(std::move(e));
+      }
+    }
+  }
+  // "-" is a file named "-" for every path flag; standard input is --stdin. The literal token
+  // is refused with the retry that means it (./- still names the file).
+  if (a.edits_file && *a.edits_file == "-") {
+    const std::vector<std::string>& argv = ctx.argv();
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i] == "--") break;
+      const bool joined = argv[i] == "--edits-file=-";
+      const bool split = argv[i] == "--edits-file" && i + 1 < argv.size() && argv[i + 1] == "-";
+      if (!joined && !split) continue;
+      std::vector<std::string> fixed(argv.begin(), argv.begin() + static_cast<long>(i));
+      fixed.push_back("--stdin");
+      fixed.insert(fixed.end(), argv.begin() + static_cast<long>(i + (split ? 2 : 1)), argv.end());
+      contract::Error e = bad_value("edits-file",
+                                    "--edits-file - names a file called '-'; the edits list on "
+                                    "standard input is --stdin.");
+      e.hint = "use --stdin (or --edits-file ./- for a file named '-').";
+      e.repair = contract::Repair::retry(std::move(fixed));
+      errs.push_back(std::move(e));
+      break;
+    }
+  }
+  if (a.edits_file || a.stdin_edits) return;
   if (!a.old_text || !a.new_text) {
     errs.push_back(contract::make_error(
-        "args.required-flag", "replace needs --old TEXT and --new TEXT, or --edits-file PATH.",
-        Json::object({{"flags", Json::array({"--old", "--new", "--edits-file"})}})));
+        "args.required-flag",
+        "replace needs --old TEXT and --new TEXT, or --edits-file PATH, or --stdin.",
+        Json::object({{"flags", Json::array({"--old", "--new", "--edits-file", "--stdin"})}})));
     return;
   }
   if (a.old_text->empty())
@@ -169,9 +319,70 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
     errs.push_back(bad_value("new", "--new equals --old: the change would change nothing."));
 }
 
+// The largest regular file among the targets (lstat, nothing read): a retry of --max-bytes
+// for the edits list raises the cap enough for them too.
+uint64_t largest_target(const Args& a, contract::Context& ctx) {
+  uint64_t need = 0;
+  for (const std::string& path : a.paths) {
+    auto placed = os::open_place(ctx.root_fd(), path, os::Parents::Refuse);
+    if (auto* p = std::get_if<os::Place>(&placed)) {
+      auto looked = os::look(*p);
+      if (auto* en = std::get_if<os::Entry>(&looked))
+        if (en->kind == os::Entry::Kind::File)
+          need = std::max(need, static_cast<uint64_t>(en->st.st_size));
+    }
+  }
+  return need;
+}
+
+contract::Error list_too_large(Json detail, std::string what, uint64_t size, bool exact,
+                               uint64_t max, uint64_t need, contract::Context& ctx) {
+  detail.set("bytes", size);
+  detail.set("exact", exact);
+  detail.set("max_bytes", max);
+  detail.set("ceiling", kMaxBytesCeiling);
+  contract::Error e =
+      contract::make_error("limit.input-too-large",
+                           what + " is " + (exact ? "" : "more than ") + std::to_string(size) +
+                               " bytes, past --max-bytes " + std::to_string(max) + ".",
+                           std::move(detail));
+  need = std::max(need, size);
+  if (exact && need <= kMaxBytesCeiling) {
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
+    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
+  } else {
+    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
+  }
+  return e;
+}
+
+// The edits list from standard input, at most --max-bytes (read to the ceiling to name its
+// size).
+std::optional<std::string> read_stdin(const Args& a, contract::Context& ctx) {
+  std::string bytes;
+  const os::CappedRead r =
+      os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling, [&](std::string_view piece) {
+        bytes.append(piece);
+        return true;
+      });
+  if (r.error) {
+    ctx.error(os::errno_error(r.error, "standard input", "read"));
+    return std::nullopt;
+  }
+  if (r.total > a.max_bytes) {
+    const bool exact = r.total <= kMaxBytesCeiling;
+    ctx.error(list_too_large(Json::object({{"source", "stdin"}}), "standard input",
+                             exact ? r.total : kMaxBytesCeiling, exact, a.max_bytes,
+                             largest_target(a, ctx), ctx));
+    return std::nullopt;
+  }
+  return bytes;
+}
+
 // Reads a whole small file (the edits list) beneath the root, at most max bytes.
-std::optional<std::string> read_small(const std::string& path, const std::string& target,
-                                      uint64_t max, contract::Context& ctx) {
+std::optional<std::string> read_small(const std::string& path, const Args& a,
+                                      contract::Context& ctx) {
+  const uint64_t max = a.max_bytes;
   auto opened = os::open_read(ctx.root_fd(), path, os::Want::File, path);
   if (auto* e = std::get_if<contract::Error>(&opened)) {
     ctx.error(std::move(*e));
@@ -192,16 +403,9 @@ std::optional<std::string> read_small(const std::string& path, const std::string
             " bytes, past --max-bytes " + std::to_string(max) + ".",
         Json::object({{"path", Json::bytes(path)}, {"bytes", size}, {"max_bytes", max},
                       {"ceiling", kMaxBytesCeiling}}));
-    // The target is capped too: its size from lstat (nothing of it read), so that one retry
-    // clears both.
-    uint64_t need = size;
-    auto placed = os::open_place(ctx.root_fd(), target, os::Parents::Refuse);
-    if (auto* p = std::get_if<os::Place>(&placed)) {
-      auto looked = os::look(*p);
-      if (auto* en = std::get_if<os::Entry>(&looked))
-        if (en->kind == os::Entry::Kind::File)
-          need = std::max(need, static_cast<uint64_t>(en->st.st_size));
-    }
+    // The targets are capped too: their sizes from lstat (nothing of them read), so that one
+    // retry clears all.
+    const uint64_t need = std::max(size, largest_target(a, ctx));
     if (need <= kMaxBytesCeiling) {
       e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
       e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
@@ -357,7 +561,7 @@ void splice(std::string_view text, uint64_t offset, const Found* at, size_t n, s
 
 uint64_t newlines(std::string_view s) { return static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n')); }
 
-contract::Error too_large(const Args& a, contract::Context& ctx, uint64_t bytes) {
+contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) {
   contract::Error e = contract::make_error(
       "limit.input-too-large",
       "'" + contract::printable(a.path) + "' is " + std::to_string(bytes) +
@@ -373,10 +577,9 @@ contract::Error too_large(const Args& a, contract::Context& ctx, uint64_t bytes)
   return e;
 }
 
-
 // Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
 // file meanwhile. Refused rather than splice at offsets found in other bytes.
-contract::Error changed_meanwhile(const Args& a) {
+contract::Error changed_meanwhile(const Job& a) {
   contract::Error err = contract::make_error(
       "io.read-failed",
       "'" + contract::printable(a.path) +
@@ -388,7 +591,7 @@ contract::Error changed_meanwhile(const Args& a) {
 }
 
 // What the call found and did, and (dry run) what it would do.
-Json answer(const Args& a, const os::Place& place, contract::Context& ctx, bool changed,
+Json answer(const Job& a, const os::Place& place, contract::Context& ctx, bool changed,
             bool already, uint64_t replacements, const std::string& before,
             const std::string& after, uint64_t bytes, const text::Diff& d) {
   Json data = Json::object({{"path", Json::bytes(a.path)},
@@ -402,7 +605,10 @@ Json answer(const Args& a, const os::Place& place, contract::Context& ctx, bool 
   if (a.dry_run) {
     Json planned = changed ? os::planned_write(place, a.path, before, after, bytes)
                            : Json::array();
-    ctx.dry_run(std::move(planned));
+    if (a.planned)
+      for (const Json& step : planned.items()) a.planned->push(step);
+    else
+      ctx.dry_run(std::move(planned));
   }
   return data;
 }
@@ -456,10 +662,10 @@ class Check {
   XXH3_state_t* state_;
 };
 
-Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
+Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
                 const os::Opened& file, const text::ReplaceEdit& e, int64_t index) {
   auto fail = [&](contract::Error err) {
-    ctx.error(std::move(err));
+    report(a, ctx, std::move(err));
     return Json(nullptr);
   };
   const int fd = file.fd.get();
@@ -483,7 +689,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   size_t longest = 0;
   for (const Finder& f : finders) longest = std::max(longest, f.needle().size());
 
-  os::Bytes win;
+  mem::Bytes win;
   if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
   os::Sha hash1;
   Check check1;
@@ -523,6 +729,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   }
   if (over) return fail(too_large(a, ctx, total));
   const std::string before = hash1.hex();
+  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
   const text::Eol eol = eols.result();
   const bool crlf = eol == text::Eol::Crlf;
   const int old_f = crlf ? old_crlf : old_lf, new_f = crlf ? new_crlf : new_lf;
@@ -534,7 +741,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
 
   auto decided = decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
     // An error path: the file is read whole here (it is within --max-bytes), once.
-    os::Bytes text;
+    mem::Bytes text;
     auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
     if (!std::holds_alternative<os::WholeFile>(read) || !std::get<os::WholeFile>(read).kept)
       return Json::array();
@@ -551,7 +758,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   opt.max_lines = a.max_diff_lines;
   if (!changed)
     return answer(a, place, ctx, false, applied.already, 0, before, before, total,
-                  std::move(text::DiffBuilder(opt)).finish(eol, eol));
+                  std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
   // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
   // now stale) answers already_applied above rather than a mismatch.
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
@@ -619,7 +826,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
     const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
     int64_t delta = 0;  // lines the new file has more than the old before the region
     for (const Region& r : regions) {
-      os::Bytes old_region;
+      mem::Bytes old_region;
       if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
         return fail(os::errno_error(ENOMEM, a.path, "read"));
       long long got = os::pread_full(fd, old_region.data(), static_cast<size_t>(r.end - r.start), r.start);
@@ -645,12 +852,14 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
   Check check2;
   os::Sha after_hash;
   text::EolTally new_eols;
+  std::string new_head;  // the first bytes written: whether the new file has a BOM
   uint64_t new_size = 0;
   std::optional<contract::Error> write_error;
   auto emit = [&](std::string_view piece) {
     if (piece.empty() || write_error) return;
     after_hash.update(piece);
     new_eols.add(piece);
+    if (new_head.size() < 3) new_head += piece.substr(0, 3 - new_head.size());
     new_size += piece.size();
     if (tmp) write_error = tmp->write(piece);
   };
@@ -681,7 +890,7 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
     return fail(changed_meanwhile(a));
   const std::string after = after_hash.hex();
   Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
-                     std::move(diff).finish(eol, new_eols.result()));
+                     std::move(diff).finish(eol, new_eols.result(), bom, text::has_bom(new_head)));
   if (tmp)
     if (auto err = tmp->commit()) return fail(std::move(*err));
   return data;
@@ -689,13 +898,13 @@ Json run_stream(const Args& a, contract::Context& ctx, const os::Place& place,
 
 // --- Several edits: the file in memory, each edit applied to the result of the last --------
 
-Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
-               const os::Opened& file, const std::vector<text::ReplaceEdit>& edits) {
+Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, const os::Opened& file,
+               const std::vector<text::ReplaceEdit>& edits) {
   auto fail = [&](contract::Error err) {
-    ctx.error(std::move(err));
+    report(a, ctx, std::move(err));
     return Json(nullptr);
   };
-  os::Bytes old;
+  mem::Bytes old;
   os::Sha hash;
   auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
                              [&](std::string_view piece) { hash.update(piece); });
@@ -703,6 +912,7 @@ Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
   const os::WholeFile& whole = std::get<os::WholeFile>(read);
   if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
   const std::string before = hash.hex();
+  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
 
   // The BOM is kept out of matching; the line-ending policy is the file's as it was read.
   const bool bom = text::has_bom(old.view());
@@ -760,31 +970,36 @@ Json run_batch(const Args& a, contract::Context& ctx, const os::Place& place,
   return data;
 }
 
-Json run(const Args& a, contract::Context& ctx) {
+// The file at a place, opened for reading under the lock: io.not-found, or the wrong kind.
+os::Result<os::Opened> open_target(const os::Place& place, const std::string& path) {
+  auto looked = os::look(place);
+  if (auto* e = std::get_if<contract::Error>(&looked)) return std::move(*e);
+  const os::Entry& entry = std::get<os::Entry>(looked);
+  if (entry.kind == os::Entry::Kind::Missing) return os::errno_error(ENOENT, path, "open");
+  if (entry.kind != os::Entry::Kind::File) return os::wrong_kind(place, entry);
+  return os::open_existing(place);
+}
+
+// One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
+// applies each edit to the result of the one before, so it holds the text.
+Json apply(const Job& job, contract::Context& ctx, const os::Place& place, const os::Opened& file,
+           const std::vector<text::ReplaceEdit>& edits, bool listed) {
+  if (edits.size() == 1) return run_stream(job, ctx, place, file, edits[0], listed ? 0 : -1);
+  return run_batch(job, ctx, place, file, edits);
+}
+
+Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::ReplaceEdit>& edits) {
   auto fail = [&](contract::Error e) {
     ctx.error(std::move(e));
     return Json(nullptr);
   };
-  std::vector<text::ReplaceEdit> edits;
-  if (a.edits_file) {
-    auto raw = read_small(*a.edits_file, a.path, a.max_bytes, ctx);
-    if (!raw) return nullptr;
-    auto parsed = text::parse_replace_edits(*raw);
-    if (auto* pe = std::get_if<text::EditsError>(&parsed)) {
-      if (pe->kind == text::EditsError::Kind::Syntax)
-        return fail(contract::make_error(
-            "parse.json", pe->message,
-            Json::object({{"path", Json::bytes(*a.edits_file)}, {"offset", pe->offset}})));
-      Json detail = Json::object({{"path", Json::bytes(*a.edits_file)}, {"index", pe->index}});
-      if (!pe->field.empty()) detail.set("field", Json::bytes(pe->field));
-      return fail(contract::make_error("args.bad-value", pe->message, std::move(detail)));
-    }
-    edits = std::move(std::get<std::vector<text::ReplaceEdit>>(parsed));
-  } else {
-    edits.push_back({*a.old_text, *a.new_text, a.expect, a.all});
-  }
-
-  auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
+  Job job{.path = a.paths[0],
+          .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[0]),
+          .dry_run = a.dry_run,
+          .max_bytes = a.max_bytes,
+          .max_diff_lines = a.max_diff_lines,
+          .must_be = std::nullopt};
+  auto placed = os::open_place(ctx.root_fd(), job.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
   os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
@@ -793,32 +1008,218 @@ Json run(const Args& a, contract::Context& ctx) {
     if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
     held = std::move(std::get<os::DirLock>(locked));
   }
-  auto looked = os::look(place);
-  if (auto* e = std::get_if<contract::Error>(&looked)) return fail(std::move(*e));
-  const os::Entry& entry = std::get<os::Entry>(looked);
-  if (entry.kind == os::Entry::Kind::Missing) return fail(os::errno_error(ENOENT, a.path, "open"));
-  if (entry.kind != os::Entry::Kind::File) return fail(os::wrong_kind(place, entry));
-  auto opened = os::open_existing(place);
+  auto opened = open_target(place, job.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-  const os::Opened& file = std::get<os::Opened>(opened);
-  // One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
-  // applies each edit to the result of the one before, so it holds the text.
-  if (edits.size() == 1)
-    return run_stream(a, ctx, place, file, edits[0], a.edits_file ? 0 : -1);
-  return run_batch(a, ctx, place, file, edits);
+  return apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
+// Several files. Every file is checked first, under the locks of all their directories: each
+// is run as a dry run (its errors and planned actions kept aside), so a count, a hash or an
+// open that fails anywhere writes nothing. Then each changed file is written in PATH order,
+// atomically, required to still hash as it was checked; a write that fails stops the batch,
+// and `written` says which landed.
+Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::ReplaceEdit>& edits) {
+  const bool listed = a.edits_file || a.stdin_edits;
+  struct Item {
+    Job job;
+    std::optional<os::Place> place;
+    std::vector<contract::Error> errors;
+    Json planned = Json::array();
+    Json data;
+    bool written = false;
+  };
+  std::vector<Item> items(a.paths.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    Item& it = items[i];
+    it.job = Job{.path = a.paths[i],
+                 .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[i]),
+                 .dry_run = true,
+                 .max_bytes = a.max_bytes,
+                 .max_diff_lines = a.max_diff_lines,
+                 .must_be = std::nullopt,
+                 .errors = &it.errors,
+                 .planned = &it.planned};
+    auto placed = os::open_place(ctx.root_fd(), it.job.path, os::Parents::Refuse);
+    if (auto* e = std::get_if<contract::Error>(&placed))
+      it.errors.push_back(std::move(*e));
+    else
+      it.place.emplace(std::move(std::get<os::Place>(placed)));
+  }
+  // Every directory once, in (device, inode) order as os::lock orders two.
+  std::vector<os::DirLock> held;  // declared after the items: released before they close
+  if (!a.dry_run) {
+    std::vector<const os::Place*> dirs;
+    for (const Item& it : items)
+      if (it.place) dirs.push_back(&*it.place);
+    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
+    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
+    dirs.erase(
+        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
+        dirs.end());
+    for (const os::Place* d : dirs) {
+      auto locked = os::lock(*d);
+      if (auto* e = std::get_if<contract::Error>(&locked)) {
+        ctx.error(std::move(*e));
+        return nullptr;
+      }
+      held.push_back(std::move(std::get<os::DirLock>(locked)));
+    }
+  }
+  // Two spellings of one name (an absolute and a relative path without --root) would be
+  // checked twice against the same bytes and the second write would then find the first's:
+  // refused as a path named twice, and then nothing is read. (Two hard links are two names:
+  // each is replaced, as one call each would.)
+  using Id = std::tuple<dev_t, ino_t, std::string>;
+  std::vector<std::pair<Id, const Item*>> seen;
+  bool twice = false;
+  for (Item& it : items) {
+    if (!it.place) continue;
+    Id id{it.place->dir_st.st_dev, it.place->dir_st.st_ino, it.place->name};
+    const auto first =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
+    if (first == seen.end()) {
+      seen.emplace_back(std::move(id), &it);
+      continue;
+    }
+    const std::string& other = first->second->job.path;
+    contract::Error e = contract::make_error(
+        "args.conflict",
+        "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
+            "' again.",
+        Json::object({{"path", Json::bytes(it.job.path)}, {"same_as", Json::bytes(other)}}));
+    e.repair = contract::Repair::none("name each file once");
+    it.errors.push_back(std::move(e));
+    twice = true;
+  }
+  for (Item& it : items) {
+    if (!it.place || twice) continue;
+    auto opened = open_target(*it.place, it.job.path);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      it.errors.push_back(std::move(*e));
+      continue;
+    }
+    it.data = apply(it.job, ctx, *it.place, std::get<os::Opened>(opened), edits, listed);
+  }
+
+  auto answer_all = [&] {
+    Json files = Json::array();
+    uint64_t changed = 0, written = 0, replacements = 0;
+    for (const Item& it : items) {
+      if (it.data.is_null()) continue;
+      Json one = it.data;
+      one.set("written", it.written);
+      changed += one.get("changed")->as_bool() ? 1 : 0;
+      written += it.written ? 1 : 0;
+      replacements += one.get("replacements")->as_uint();
+      files.push(std::move(one));
+    }
+    return Json::object({{"files", std::move(files)},
+                         {"files_changed", changed},
+                         {"files_written", written},
+                         {"replacements", replacements}});
+  };
+  // A file too large for --max-bytes is retried with the cap the largest of them needs, so
+  // the one retry clears them all.
+  uint64_t need = 0;
+  bool refused = false;
+  for (const Item& it : items)
+    for (const contract::Error& e : it.errors) {
+      refused = true;
+      if (e.rule == "limit.input-too-large")
+        need = std::max(need, e.detail.get("bytes")->as_uint());
+    }
+  if (refused) {
+    for (Item& it : items)
+      for (contract::Error& e : it.errors) {
+        if (e.rule == "limit.input-too-large" && need <= kMaxBytesCeiling) {
+          e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
+          e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
+        }
+        ctx.error(std::move(e));
+      }
+    return answer_all();  // the files that passed their checks; none written
+  }
+  if (a.dry_run) {
+    Json planned = Json::array();
+    for (const Item& it : items)
+      for (const Json& step : it.planned.items()) planned.push(step);
+    ctx.dry_run(std::move(planned));
+    return answer_all();
+  }
+  for (Item& it : items) {
+    if (!it.data.get("changed")->as_bool()) continue;
+    Job job = it.job;
+    job.dry_run = false;
+    job.planned = nullptr;
+    job.must_be = it.data.get("before_sha256")->str();
+    std::vector<contract::Error> errors;
+    job.errors = &errors;
+    auto opened = open_target(*it.place, job.path);
+    if (auto* e = std::get_if<contract::Error>(&opened)) errors.push_back(std::move(*e));
+    Json data = errors.empty()
+                    ? apply(job, ctx, *it.place, std::get<os::Opened>(opened), edits, listed)
+                    : Json(nullptr);
+    if (!errors.empty() || data.is_null()) {
+      for (contract::Error& e : errors) ctx.error(std::move(e));
+      break;
+    }
+    it.data = std::move(data);
+    it.written = true;
+  }
+  return answer_all();
+}
+
+Json run(const Args& a, contract::Context& ctx) {
+  auto fail = [&](contract::Error e) {
+    ctx.error(std::move(e));
+    return Json(nullptr);
+  };
+  std::vector<text::ReplaceEdit> edits;
+  if (a.edits_file || a.stdin_edits) {
+    auto raw = a.edits_file ? read_small(*a.edits_file, a, ctx) : read_stdin(a, ctx);
+    if (!raw) return nullptr;
+    const Json where = a.edits_file ? Json::object({{"path", Json::bytes(*a.edits_file)}})
+                                    : Json::object({{"source", "stdin"}});
+    auto parsed = text::parse_replace_edits(*raw);
+    if (auto* pe = std::get_if<text::EditsError>(&parsed)) {
+      Json detail = where;
+      if (pe->kind == text::EditsError::Kind::Syntax) {
+        detail.set("offset", pe->offset);
+        return fail(contract::make_error("parse.json", pe->message, std::move(detail)));
+      }
+      detail.set("index", pe->index);
+      if (!pe->field.empty()) detail.set("field", Json::bytes(pe->field));
+      return fail(contract::make_error("args.bad-value", pe->message, std::move(detail)));
+    }
+    edits = std::move(std::get<std::vector<text::ReplaceEdit>>(parsed));
+  } else {
+    edits.push_back({*a.old_text, *a.new_text, a.expect, a.all});
+  }
+  if (a.paths.size() == 1) return run_one(a, ctx, edits);
+  return run_many(a, ctx, edits);
+}
+
+void render_one(const Json& data, std::string& out) {
   out += contract::printable(data.get("path")->str());
   out += ": ";
   if (data.get("already_applied")->as_bool())
     out += "already applied, unchanged";
   else
     out += std::to_string(data.get("replacements")->as_uint()) + " replacement(s)";
+  if (const Json* written = data.get("written"))
+    if (data.get("changed")->as_bool() && !written->as_bool()) out += " (not written)";
   out += ", sha256 " + data.get("after_sha256")->str() + "\n";
   const Json* diff = data.get("diff");
   if (diff && !diff->is_null()) text::render_diff(*diff, out);
   if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+}
+
+void render_text(const Json& data, std::string& out, const contract::Drain&) {
+  if (const Json* files = data.get("files")) {
+    for (const Json& one : files->items()) render_one(one, out);
+    return;
+  }
+  render_one(data, out);
 }
 
 }  // namespace

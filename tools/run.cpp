@@ -20,12 +20,12 @@
 #include <cstring>
 #include <memory>
 
-#include "contract/main.h"
 #include "os/open.h"
 #include "os/policy.h"
 #include "os/process.h"
 #include "os/sandbox.h"
 #include "os/supervise.h"
+#include "runner/main.h"
 
 #ifndef TACK_PROGRAMS_DIR
 #error "TACK_PROGRAMS_DIR (the programs directory) is fixed when run is built"
@@ -153,12 +153,18 @@ constexpr std::string_view kData =
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"run --list", "the names of the programs this machine lets an agent run"},
+    {"run --timeout-ms 60000 -- make test",
+     "exit code, both streams, what was killed; `run.program-not-found` if there is no make"},
+};
+
 const contract::Tool kTool{
     .name = "run",
     .summary =
-        "Start one program from the deployer's programs directory with exact arguments, "
-        "no shell, a fixed environment, a deadline and an output cap, confined; answers "
-        "its exit status and output, and leaves nothing it started running.",
+        "Start one program from the deployer's programs directory, confined, with a "
+        "deadline and an output cap; answers its exit status and output, and leaves "
+        "nothing it started running.",
     .differs =
         "Unlike a shell tool or timeout(1) it runs only programs the deployer put "
         "in " TACK_PROGRAMS_DIR
@@ -180,6 +186,8 @@ const contract::Tool kTool{
     .text = render_text,
     .programs_dir = TACK_PROGRAMS_DIR,
     .rules = kRules,
+    .key_flags = "timeout-ms max-output stdin list",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

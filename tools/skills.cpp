@@ -17,9 +17,9 @@
 #include <cerrno>
 #include <map>
 
-#include "contract/main.h"
 #include "os/open.h"
 #include "os/walk.h"
+#include "runner/main.h"
 
 namespace {
 
@@ -58,8 +58,9 @@ constexpr contract::Rule kRules[] = {
 };
 
 constexpr std::string_view kSkipped =
-    R"({"type":"object","required":["ignored","hidden","binary","special","symlink"],)"
+    R"({"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
     R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
+    R"("glob":{"type":"integer","minimum":0},)"
     R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
     R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
 
@@ -88,6 +89,13 @@ const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
+constexpr contract::Example kExamples[] = {
+    {"skills .",
+     "every valid SKILL.md beneath . with name, description and path, and the invalid ones with their cause"},
+    {"skills --show review .",
+     "the body of the skill named review"},
+};
+
 const contract::Tool kTool{
     .name = "skills",
     .summary = "Find the agent skills (SKILL.md files with YAML front matter) beneath "
@@ -102,6 +110,8 @@ const contract::Tool kTool{
     .data_schema = kSchema.text,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "show",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -4,7 +4,8 @@
 // --max-keys, not by the input's size), counts in a hash table instead of sorting every line,
 // orders ties bytewise, applies the CRLF policy per file, reports what it did not count (a
 // missing field, an over-long line) rather than dropping or clipping it, and stops with a
-// tagged error at the key cap rather than growing without bound.
+// tagged error at the key cap rather than growing without bound. --match counts only the lines
+// that hold a pattern (grep | cut | sort | uniq -c), and says how many did not.
 #include <poll.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -16,9 +17,12 @@
 #include <memory>
 #include <new>
 
-#include "contract/main.h"
+#include "os/link_target.h"
 #include "os/open.h"
+#include "runner/main.h"
 #include "text/eol.h"
+#include "text/regex.h"
+#include "text/search.h"
 
 namespace {
 
@@ -31,6 +35,8 @@ struct Args {
   uint64_t top = 0;
   uint64_t max_keys = 0;
   uint64_t max_line_bytes = 0;
+  std::optional<std::string> match;
+  bool regex = false, icase = false;
 };
 
 constexpr uint64_t kKeysCeiling = 10'000'000;
@@ -64,6 +70,14 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "the longest line read as a key; a longer one is added to `skipped` and named in "
              "a limit.line-too-long error whose repair raises the cap to the longest one seen",
      .limit = true},
+    {.name = "match", .short_name = 'e', .kind = Kind::Text, .role = contract::Role::Pattern,
+     .bind = &Args::match, .value_name = "PATTERN",
+     .help = "count only lines holding PATTERN (bytes; tested on the whole line, even with "
+             "--field); the rest are `unmatched`"},
+    {.name = "regex", .kind = Kind::Bool, .bind = &Args::regex,
+     .help = "--match is an RE2 regular expression"},
+    {.name = "ignore-case", .short_name = 'i', .kind = Kind::Bool, .bind = &Args::icase,
+     .help = "--match folds case (ASCII letters for a literal, Unicode with --regex)"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -76,11 +90,14 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
-    {"args.required-flag", Repairable::Never, "--delim was given without --field"},
+    {"args.required-flag", Repairable::Never,
+     "--delim was given without --field, or --regex or -i without --match"},
     {"io.is-a-directory"},
     {"io.read-failed"},
     {"limit.line-too-long", Repairable::Sometimes},
     {"limit.too-many-keys"},
+    {"query.bad-pattern", Repairable::Never,
+     "a --regex pattern RE2 does not accept, or a --match pattern holding a newline"},
 };
 
 constexpr std::string_view kData =
@@ -89,9 +106,21 @@ constexpr std::string_view kData =
     R"("distinct":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},)"
     R"("top":{"type":"array","items":{"type":"object","required":["key","count"],)"
     R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"}}})";
+    R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"},)"
+    R"("unmatched":{"type":"integer","minimum":0},)"
+    R"("links":{"type":"array","description":"the files that, opened as given without --root, )"
+    R"(ran through a symbolic link, and where each led","items":{"type":"object",)"
+    R"("required":["path","target"],"additionalProperties":false,"properties":{)"
+    R"("path":{"$ref":"#/$defs/text_or_bytes"},"target":{"$ref":"#/$defs/text_or_bytes"}}}}}})";
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"tally --field 2 --delim ' ' --top 3 app.log",
+     "the three most frequent values of the second field, with their counts"},
+    {"tally --match ERROR app.log",
+     "counts only the lines holding ERROR; no lines returned"},
+};
 
 const contract::Tool kTool{
     .name = "tally",
@@ -102,20 +131,53 @@ const contract::Tool kTool{
                "strips a UTF-8 BOM from a file's first line, reports skipped lines (a missing "
                "field, a line past --max-line-bytes) instead of dropping or clipping them, and "
                "stops at --max-keys with the counts so far. total is the number of keys "
-               "counted; total + skipped is the number of lines read.",
+               "counted; total + skipped (+ unmatched, with --match) is the number of lines "
+               "read.",
     .usage = "tally [--root DIR] [--field N [--delim D]] [--top N] [--max-keys N] "
-             "[--max-line-bytes N] [--format json|text] [FILE...]",
+             "[--max-line-bytes N] [--match PATTERN [--regex] [-i]] [--format json|text] "
+             "[FILE...]",
     .output = contract::Output::Document,
     .schema = "tally.v1",
     .data_schema = kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
+    .key_flags = "field delim top match",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
 
+void check_match(const Args& a, std::vector<contract::Error>& errs) {
+  if (!a.match) {
+    if (!a.regex && !a.icase) return;
+    contract::Error e = contract::make_error(
+        "args.required-flag",
+        std::string(a.regex ? "--regex" : "--ignore-case") +
+            " shapes --match, which was not given.",
+        Json::object({{"flag", "match"}, {"needed_by", a.regex ? "regex" : "ignore-case"}}));
+    e.hint = "add --match PATTERN to count only the lines holding it.";
+    errs.push_back(std::move(e));
+    return;
+  }
+  auto bad = [&](std::string message, Json detail) {
+    detail.set("pattern", Json::bytes(*a.match));
+    errs.push_back(
+        contract::make_error("query.bad-pattern", std::move(message), std::move(detail)));
+  };
+  if (a.match->find('\n') != std::string::npos) {
+    bad("the pattern holds a newline, and a line never does.",
+        Json::object({{"reason", "newline"}}));
+    return;
+  }
+  text::RegexError e;
+  if (a.regex && !text::regex_matcher(*a.match, a.icase, false, e))
+    bad("the regular expression does not compile: " + e.message + ".",
+        Json::object({{"reason", "syntax"}, {"error", e.message}, {"argument", e.argument}}));
+}
+
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+  check_match(a, errs);
   if (!a.delim) return;
   if (!a.field) {
     contract::Error e = contract::make_error(
@@ -312,7 +374,12 @@ class Splitter {
 // The whole count: keys, totals, the CRLF policy per file, the caps.
 class Tally {
  public:
-  explicit Tally(const Args& a) : a_(a), delim_(a.delim ? (*a.delim)[0] : '\t') {}
+  explicit Tally(const Args& a) : a_(a), delim_(a.delim ? (*a.delim)[0] : '\t') {
+    if (!a.match) return;
+    text::RegexError unused;  // check() has refused a pattern RE2 does not accept
+    matcher_ = a.regex ? text::regex_matcher(*a.match, a.icase, false, unused)
+                       : text::literal_matcher(*a.match, a.icase, false);
+  }
 
   // Counts one input; false once the key cap stopped the count.
   bool count(int fd, const std::string& shown) {
@@ -369,8 +436,10 @@ class Tally {
       top.push(Json::object(
           {{"key", Json::bytes(std::string_view(e.key, e.len))}, {"count", e.count}}));
     }
-    return Json::object({{"total", total_}, {"distinct", live_}, {"skipped", skipped_},
-                         {"top", std::move(top)}, {"truncated", live.size() > k}});
+    Json d = Json::object({{"total", total_}, {"distinct", live_}, {"skipped", skipped_},
+                           {"top", std::move(top)}, {"truncated", live.size() > k}});
+    if (matcher_) d.set("unmatched", unmatched_);
+    return d;
   }
 
  private:
@@ -395,6 +464,17 @@ class Tally {
     bool strip = cr && crlf_so_far_ && (newline || saw_crlf_);
     if (strip) text.remove_suffix(1);
     if (line_no_ == 1 && text::has_bom(text)) text.remove_prefix(text::kBom.size());
+    // The whole line is tested, without a final '\r' whatever the file's policy, so a match
+    // never depends on how the rest of the file ends its lines. An unmatched line is counted
+    // in its place in the batch, so a stop at the key cap leaves the counts exact.
+    if (matcher_) {
+      std::string_view shown = text;
+      if (shown.ends_with('\r')) shown.remove_suffix(1);
+      if (!matcher_->matches(shown)) {
+        batch_[batched_++] = {{}, 0, line_no_, false, true};
+        return batched_ < kBatch || flush();
+      }
+    }
     std::string_view key = text;
     if (a_.field && !field(text, key)) {
       if (!flush()) return false;
@@ -404,7 +484,7 @@ class Tally {
     // Only a key that ends where the line ends lost the '\r'.
     bool stripped = strip && newline && key.data() + key.size() == text.data() + text.size();
     Pending& p = batch_[batched_++];
-    p = {key, Counter::hash(key), line_no_, stripped};
+    p = {key, Counter::hash(key), line_no_, stripped, false};
     counter_.prefetch(p.hash, 0);
     return batched_ < kBatch || flush();
   }
@@ -413,9 +493,14 @@ class Tally {
   // then the line of the key that did not fit, and the keys after it are not counted).
   bool flush() {
     for (int stage = 1; stage <= 2; ++stage)
-      for (size_t i = 0; i < batched_; ++i) counter_.prefetch(batch_[i].hash, stage);
-    for (size_t i = 0; i < batched_ && !stopped_; ++i)
-      if (!add(batch_[i].key, batch_[i].hash, batch_[i].stripped)) line_no_ = batch_[i].line;
+      for (size_t i = 0; i < batched_; ++i)
+        if (!batch_[i].unmatched) counter_.prefetch(batch_[i].hash, stage);
+    for (size_t i = 0; i < batched_ && !stopped_; ++i) {
+      if (batch_[i].unmatched)
+        ++unmatched_;
+      else if (!add(batch_[i].key, batch_[i].hash, batch_[i].stripped))
+        line_no_ = batch_[i].line;
+    }
     batched_ = 0;
     return !stopped_;
   }
@@ -511,7 +596,8 @@ class Tally {
   const Args& a_;
   char delim_;
   Counter counter_;
-  uint64_t live_ = 0, total_ = 0, skipped_ = 0;
+  uint64_t live_ = 0, total_ = 0, skipped_ = 0, unmatched_ = 0;
+  std::unique_ptr<text::Matcher> matcher_;  // --match
   bool stopped_ = false;
   // The file being read.
   const std::string* shown_ = nullptr;
@@ -523,6 +609,7 @@ class Tally {
     std::string_view key;
     uint64_t hash, line;
     bool stripped;
+    bool unmatched;  // --match: a line that did not match, counted as such in its turn
   };
   static constexpr size_t kBatch = 16;
   Pending batch_[kBatch];
@@ -543,6 +630,7 @@ Json run(const Args& a, contract::Context& ctx) {
   std::vector<std::string> inputs = a.files;
   if (inputs.empty()) inputs.push_back(kStdin);
   Tally tally(a);
+  Json links = Json::array();
   for (const std::string& path : inputs) {
     try {
       if (path == kStdin) {
@@ -554,13 +642,20 @@ Json run(const Args& a, contract::Context& ctx) {
         tally.failed(std::move(*e));
         continue;
       }
-      if (!tally.count(std::get<os::Opened>(opened).fd.get(), path)) break;
+      int fd = std::get<os::Opened>(opened).fd.get();
+      // Without --root the path was opened as given, links and all: say where a link led.
+      if (ctx.root_fd() < 0)
+        if (auto target = os::link_target(fd, path))
+          links.push(Json::object({{"path", Json::bytes(path)}, {"target", Json::bytes(*target)}}));
+      if (!tally.count(fd, path)) break;
     } catch (const std::bad_alloc&) {
       tally.out_of_memory(path);
       break;
     }
   }
-  return tally.data(ctx);
+  Json data = tally.data(ctx);
+  if (!links.items().empty() && data.type() == Json::Type::Object) data.set("links", std::move(links));
+  return data;
 }
 
 // uniq -c's layout ("%7d key"), most frequent first; what the list left out is said.
@@ -570,6 +665,10 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
     out.append(n.size() < 7 ? 7 - n.size() : 0, ' ').append(n).append(1, ' ');
     out.append(t.get("key")->str()).append(1, '\n');
   }
+  if (const Json* u = data.get("unmatched"))
+    out += "[" + std::to_string(data.get("total")->as_uint()) + " counted, " +
+           std::to_string(data.get("skipped")->as_uint()) + " skipped, " +
+           std::to_string(u->as_uint()) + " did not match]\n";
   if (data.get("truncated")->as_bool())
     out += "[truncated: " +
            std::to_string(data.get("distinct")->as_uint() - data.get("top")->items().size()) +

@@ -9,7 +9,7 @@
 //    whether its hash matched --if-sha256 or not, and for --create when the file exists with
 //    exactly these bytes (the retry of a create that landed). Any other existing content is
 //    conflict.exists / precondition.hash-mismatch with detail.actual_sha256, repair none.
-//  * The precondition is checked under the directory lock (os/atomic.h says why there), on the
+//  * The precondition is checked under the directory lock (os/dir_lock.h says why there), on the
 //    descriptor the hash is read from; a dry run takes no lock and makes no mutating call.
 //  * A new file is 0644 less the umask; a replaced one keeps its permission bits and sticky
 //    bit (set-id bits do not survive a content change) and, where the OS allows, its owner.
@@ -17,18 +17,32 @@
 //    directories made by a call that then fails are removed again (best effort).
 //  * The content is held in memory (--max-bytes, ceiling 256 MiB), and so is the file it
 //    replaces when it is no larger, for the diff; a larger one is hashed in chunks and diff is
-//    null. Each is read once, hashed as it arrives, into huge-page buffers (os::Bytes).
+//    null. Each is read once, hashed as it arrives, into huge-page buffers (mem::Bytes).
 //  * The temporary file is written (and its writeback started) before the diff is computed,
 //    so the device and the CPU work at the same time; it is renamed only after.
+//  * Line endings and BOM are the file's unless the caller says otherwise (TOOLS.md: what
+//    peek shows of a CRLF file is written back CRLF). --eol keep: replacing a CRLF file, each
+//    '\n' without a '\r' before it gets one (a "\r\n" is not doubled, a lone '\r' stays);
+//    any other file, and a new one, is written as given. --bom keep: a BOM on the old file is
+//    put back when the content has none. keep never rewrites binary content (a NUL in its
+//    first 8 KiB, as peek judges a file): line endings are a notion of text. raw is the
+//    content byte for byte. --content-sha256 is of the content as given (what
+//    the caller holds); before/after_sha256 are of the bytes in the file. The rewrite can
+//    grow the content to 2 * --max-bytes + 3 bytes at most; it is made in one buffer sized
+//    up front, and the content as given is let go once it is made.
 #include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "contract/main.h"
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
+#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "os/place.h"
+#include "os/temp_file.h"
+#include "os/whole_file.h"
+#include "runner/main.h"
 #include "text/diff.h"
 
 namespace {
@@ -46,10 +60,13 @@ struct Args {
   uint64_t max_diff_lines = 0;
   bool stdin_content = false;
   std::optional<std::string> content_file;
+  std::string eol;
+  std::string bom;
 };
 
 constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
 constexpr uint64_t kDiffLinesCeiling = 1'000'000;
+constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB: binary content, kept raw
 
 using contract::Kind;
 using contract::Role;
@@ -69,8 +86,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Text,
      .bind = &Args::content_sha256,
      .value_name = "HEX",
-     .help = "the new content must hash to HEX, or nothing is written "
-             "(precondition.content-mismatch)"},
+     .help = "the new content, as given (before --eol/--bom), must hash to HEX, or nothing is "
+             "written (precondition.content-mismatch)"},
     {.name = "parents",
      .kind = Kind::Bool,
      .bind = &Args::parents,
@@ -112,6 +129,21 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::content_file,
      .value_name = "PATH",
      .help = "read the new content from PATH (beneath the root)"},
+    {.name = "eol",
+     .kind = Kind::Choice,
+     .bind = &Args::eol,
+     .value_name = "EOL",
+     .fallback = "keep",
+     .choices = "keep|lf|crlf|raw",
+     .help = "line endings written: keep (a CRLF file stays CRLF), lf, crlf, or raw (as given)"},
+    {.name = "bom",
+     .kind = Kind::Choice,
+     .bind = &Args::bom,
+     .value_name = "BOM",
+     .fallback = "keep",
+     .choices = "keep|add|remove|raw",
+     .help = "UTF-8 BOM written: keep (the old file's, if the content has none), add, remove, "
+             "or raw (as given)"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -143,9 +175,10 @@ struct Schema {
   Schema() {
     text =
         std::string(
-            R"({"type":"object","required":["path","changed","created","bytes","before_sha256","after_sha256","diff","diff_truncated"],)"
+            R"({"type":"object","required":["path","changed","created","bytes","eol","bom","before_sha256","after_sha256","diff","diff_truncated"],)"
             R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
             R"("changed":{"type":"boolean"},"created":{"type":"boolean"},"bytes":{"type":"integer","minimum":0},)"
+            R"("eol":{"enum":["lf","crlf","mixed","none"]},"bom":{"type":"boolean"},)"
             R"("before_sha256":{"oneOf":[)") +
         std::string(kHex) + R"(,{"type":"null"}]},"after_sha256":)" + std::string(kHex) +
         R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
@@ -156,6 +189,13 @@ struct Schema {
 const Schema kSchema;
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
+
+constexpr contract::Example kExamples[] = {
+    {"echo draft | write --create --stdin todo.md",
+     "creates todo.md; never replaces a file that exists"},
+    {"echo 'first note' | write --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 --stdin --dry-run notes.txt",
+     "the diff, kept in the file's CRLF; nothing written (exit 9)"},
+};
 
 const contract::Tool kTool{
     .name = "write",
@@ -168,8 +208,8 @@ const contract::Tool kTool{
         "symbolic link, and reports the diff of what it changed.",
     .usage =
         "write [--root DIR] (--create | --if-sha256 HEX) [--content-sha256 HEX] [--parents] "
-        "[--dry-run] [--max-bytes N] [--max-diff-lines N] (--stdin | --content-file PATH) "
-        "[--format json|text] PATH",
+        "[--dry-run] [--max-bytes N] [--max-diff-lines N] [--eol keep|lf|crlf|raw] "
+        "[--bom keep|add|remove|raw] (--stdin | --content-file PATH) [--format json|text] PATH",
     .output = contract::Output::Document,
     .schema = "write.v1",
     .data_schema = kSchema.text,
@@ -184,6 +224,8 @@ const contract::Tool kTool{
         "exactly one wins",
     .text = render_text,
     .rules = kRules,
+    .key_flags = "create stdin",
+    .examples = kExamples,
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -217,7 +259,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 // The content, from stdin or --content-file, at most max_bytes of it, and its hash (computed
 // piece by piece as it is read, while each piece is still in the cache).
 struct Content {
-  os::Bytes bytes;
+  mem::Bytes bytes;
   std::string sha256;
 };
 
@@ -301,14 +343,13 @@ Json run(const Args& a, contract::Context& ctx) {
   };
   std::optional<Content> read = read_content(a, ctx);
   if (!read) return nullptr;
-  const std::string_view content = read->bytes.view();
-  const std::string& after = read->sha256;
-  if (a.content_sha256 && os::lower_hex(*a.content_sha256) != after) {
+  std::string_view content = read->bytes.view();
+  if (a.content_sha256 && os::lower_hex(*a.content_sha256) != read->sha256) {
     contract::Error e =
         contract::make_error("precondition.content-mismatch",
                              "the content does not hash to --content-sha256; nothing was written.",
                              Json::object({{"expected", os::lower_hex(*a.content_sha256)},
-                                           {"actual_sha256", after},
+                                           {"actual_sha256", read->sha256},
                                            {"bytes", content.size()}}));
     e.repair = contract::Repair::none("the content is not what the caller said it is");
     return fail(std::move(e));
@@ -346,7 +387,9 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail_undo(os::wrong_kind(place, entry));
 
   std::optional<std::string> before;  // the current hash, when the file exists
-  os::Bytes old_bytes;
+  text::EolTally old_eols;            // the current line endings and BOM, when it exists
+  std::string old_head;
+  mem::Bytes old_bytes;
   bool old_kept = true;
   std::optional<mode_t> mode;
   std::optional<std::pair<uid_t, gid_t>> owner;
@@ -361,13 +404,53 @@ Json run(const Args& a, contract::Context& ctx) {
     // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
     // larger than --max-bytes.
     os::Sha hash;
-    auto read_old = os::read_whole(file.fd.get(), a.path, &old_bytes, a.max_bytes,
-                                   [&](std::string_view piece) { hash.update(piece); });
+    auto read_old =
+        os::read_whole(file.fd.get(), a.path, &old_bytes, a.max_bytes, [&](std::string_view piece) {
+          hash.update(piece);
+          old_eols.add(piece);
+          if (old_head.size() < 3) old_head += piece.substr(0, 3 - old_head.size());
+        });
     if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
     before = hash.hex();
     old_kept = std::get<os::WholeFile>(read_old).kept;
     mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
     owner = std::pair(file.st.st_uid, file.st.st_gid);
+  }
+
+  // The bytes to write: the content as given, its line endings and BOM settled (see top).
+  using text::BomWrite;
+  using text::EolWrite;
+  const bool text_content = content.substr(0, kBinaryProbe).find('\0') == std::string_view::npos;
+  // keep follows the file being replaced; --create has none (a file found there is another's,
+  // or this call's own when it landed before, and the comparison is with the bytes as given).
+  const bool keep = before && !a.create && text_content;
+  const EolWrite eol_write = a.eol == "lf"     ? EolWrite::Lf
+                             : a.eol == "crlf" ? EolWrite::Crlf
+                             : a.eol == "keep" && keep && old_eols.result() == text::Eol::Crlf
+                                 ? EolWrite::Crlf
+                                 : EolWrite::AsGiven;
+  const BomWrite bom_write = a.bom == "add"      ? BomWrite::Add
+                             : a.bom == "remove" ? BomWrite::Remove
+                             : a.bom == "keep" && keep && text::has_bom(old_head)
+                                 ? BomWrite::Add
+                                 : BomWrite::AsGiven;
+  const text::Rewrite planned = text::rewritten_size(content, eol_write, bom_write);
+  std::string after = read->sha256;
+  mem::Bytes rewritten;
+  if (planned.changed) {
+    if (!rewritten.reserve(static_cast<size_t>(planned.size)))
+      return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
+    rewritten.set_size(text::rewrite(content, eol_write, bom_write, rewritten.data()));
+    read->bytes.release();
+    content = rewritten.view();
+    os::Sha hash;
+    hash.update(content);
+    after = hash.hex();
+  }
+  text::EolTally new_eols;
+  new_eols.add(content);
+
+  if (before) {
     // Already applied (a retry whose first call landed): the same final state, changed:false.
     const bool landed = *before == after;
     if (!landed) {
@@ -412,6 +495,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"changed", changed},
                             {"created", !before},
                             {"bytes", content.size()},
+                            {"eol", text::eol_name(new_eols.result())},
+                            {"bom", text::has_bom(content)},
                             {"before_sha256", before ? Json(*before) : Json()},
                             {"after_sha256", after},
                             {"diff", std::move(diff)},
@@ -459,7 +544,8 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += ": ";
   bool changed = data.get("changed")->as_bool();
   out += !changed ? "unchanged" : data.get("created")->as_bool() ? "created" : "replaced";
-  out += ", " + std::to_string(data.get("bytes")->as_uint()) + " bytes, sha256 " +
+  out += ", " + std::to_string(data.get("bytes")->as_uint()) + " bytes, " + data.get("eol")->str() +
+         (data.get("bom")->as_bool() ? ", bom" : "") + ", sha256 " +
          data.get("after_sha256")->str() + "\n";
   if (const Json* dirs = data.get("parents_created"))
     for (const Json& d : dirs->items())
@@ -474,7 +560,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
 int main(int argc, char** argv) {
   // Middle-sized blocks come from the heap and stay there when freed, so a later phase (the
   // diff) reuses pages an earlier one already touched instead of faulting in fresh ones; the
-  // large ones are huge-page buffers of their own (os::Bytes, os::BigVector).
+  // large ones are huge-page buffers of their own (mem::Bytes, mem::BigVector).
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   return contract::main(contract::Spec<Args>{kTool, kFlags, kOperands, check, run}, argc, argv);

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "contract/main.h"
+#include "contract/context.h"
 
 namespace contract {
 
@@ -152,6 +152,49 @@ std::string flag_spelling(const FlagInfo& f) {
   return s;
 }
 
+// The rules the contract skill explains once for every tool; a tool's skill lists the others.
+bool common_area(std::string_view tag) {
+  return tag.starts_with("args.") || tag.starts_with("path.") || tag.starts_with("io.");
+}
+
+// The first clause of a help text: what a flag does, without the fine print.
+std::string_view first_clause(std::string_view help) {
+  size_t k = help.find("; ");
+  if (k == std::string_view::npos) return help;
+  std::string_view cut = help.substr(0, k);
+  // A clause that opens a parenthesis it does not close ends before the parenthesis.
+  if (std::count(cut.begin(), cut.end(), '(') > std::count(cut.begin(), cut.end(), ')'))
+    cut = cut.substr(0, cut.rfind(" ("));
+  return cut;
+}
+
+// The usage line without the flags the contract skill explains once (--root, --format).
+std::string short_usage(std::string_view usage) {
+  std::string u(usage);
+  for (std::string_view drop : {"[--root DIR] ", " [--format json|text]", " [--format ndjson|text]"}) {
+    for (size_t k; (k = u.find(drop)) != std::string::npos;) u.erase(k, drop.size());
+  }
+  return u;
+}
+
+// A YAML double-quoted scalar: a description may hold ": " or start with a quote.
+std::string yaml_quoted(std::string_view text) {
+  std::string q = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string example_lines(const Tool& tool, std::string_view indent) {
+  std::string s;
+  for (auto& e : tool.examples)
+    s += std::string(indent) + std::string(e.args) + "\n" + std::string(indent) + "    " +
+         std::string(e.shows) + "\n";
+  return s;
+}
+
 }  // namespace
 
 void text_errors_to_stderr(std::string_view tool, std::span<const Error> errors) {
@@ -219,6 +262,7 @@ std::string help_text(const Tool& tool, const Adapter& a) {
     if (!f.fallback.empty() || f.ceiling) s += ")";
     s += "\n";
   }
+  if (!tool.examples.empty()) s += "\nexamples:\n" + example_lines(tool, "  ");
   s += "\nexit codes:\n";
   for (Exit e : exits(tool, a))
     s += "  " + std::to_string(static_cast<int>(e)) + " " + std::string(exit_name(e)) + ": " +
@@ -243,6 +287,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
                            {"value_name", f.value_name.empty() ? Json() : Json(f.value_name)},
                            {"default", f.fallback.empty() ? Json() : Json(f.fallback)},
                            {"ceiling", f.ceiling ? Json(f.ceiling) : Json()},
+                           {"floor", f.kind == Kind::Nat ? Json(f.floor) : Json()},
                            {"help", f.help}});
     j.set("choices", split(f.choices, '|'));
     j.set("excludes", split(f.excludes, ' '));
@@ -278,6 +323,8 @@ Json introspect(const Tool& tool, const Adapter& a) {
     rest.remove_prefix(k + 2);
   }
   Json schema = Json::raw(output_schema(tool, a));
+  Json examples = Json::array();
+  for (auto& e : tool.examples) examples.push(Json::object({{"args", e.args}, {"shows", e.shows}}));
   return Json::object({
       {"tool", tool.name},
       {"version", TACK_VERSION},
@@ -303,51 +350,94 @@ Json introspect(const Tool& tool, const Adapter& a) {
       {"guarantees", std::move(guarantees)},
       {"concurrency", tool.concurrency},
       {"output_schema", std::move(schema)},
+      {"examples", std::move(examples)},
   });
 }
 
 std::string skill_text(const Tool& tool, const Adapter& a) {
   std::string n(tool.name);
-  std::string s = "---\nname: " + n + "\ndescription: " + std::string(tool.summary) +
-                  " Use it through the `" + n + "` command; it answers in JSON.\n---\n\n";
-  s += "# " + n + "\n\n" + std::string(tool.summary) + "\n\n";
-  if (!tool.differs.empty()) s += std::string(tool.differs) + "\n\n";
-  s += "## Usage\n\n```\n" + std::string(tool.usage) + "\n```\n\n";
-  if (!a.operands.empty()) {
-    s += "## Operands\n\n";
-    for (auto& o : a.operands) s += "- `" + std::string(o.name) + "`: " + std::string(o.help) + "\n";
-    s += "\n";
-  }
-  s += "## Flags\n\n";
+  std::string s = "---\nname: " + n + "\ndescription: " + yaml_quoted(tool.summary) + "\n---\n\n";
+  s += "`" + short_usage(tool.usage) + "`\n\n";
   std::vector<FlagInfo> all = a.flags;
   for (auto& f : common_flags(tool)) all.push_back(f);
-  for (auto& f : all) {
-    s += "- `" + flag_spelling(f) + "`: " + std::string(f.help);
-    if (!f.fallback.empty()) s += " Default `" + std::string(f.fallback) + "`.";
-    if (f.ceiling) s += " Ceiling " + std::to_string(f.ceiling) + ".";
+  for (std::string_view rest = tool.key_flags; !rest.empty();) {
+    size_t sp = rest.find(' ');
+    std::string_view name = rest.substr(0, sp);
+    for (auto& f : all)
+      if (f.name == name) {
+        s += "- `" + flag_spelling(f) + "`: " + std::string(first_clause(f.help));
+        if (!f.fallback.empty() && f.role != Role::Format) s += " (default " + std::string(f.fallback) + ")";
+        s += "\n";
+      }
+    if (sp == std::string_view::npos) break;
+    rest.remove_prefix(sp + 1);
+  }
+  if (!tool.examples.empty()) s += "\nExamples:\n" + example_lines(tool, "    ");
+  std::string own;
+  for (auto& r : rules_of(tool, a)) {
+    if (common_area(r.tag)) continue;
+    auto row = find_rule(r.tag);
+    own += std::string(own.empty() ? "" : " · ") + "`" + std::string(r.tag) + "` " +
+           std::to_string(row ? static_cast<int>(row->exit) : 1);
+  }
+  if (!own.empty()) s += "\nIts own rules (exit): " + own + "\n";
+  s += "\nMore: `" + n + " --help` (every flag), `" + n + " introspect` (JSON), `" + n +
+       " skill contract` (what every tool keeps).\n";
+  return s;
+}
+
+std::string contract_skill() {
+  std::string s =
+      "---\nname: tack\ndescription: \"The contract every tack tool keeps: how answers, exit "
+      "codes, errors, repairs, --root and pages work. Read it once; each tool's own skill says the "
+      "rest.\"\n---\n\n"
+      "**Answers.** JSON by default. A document tool prints one object "
+      "`{\"ok\",\"command\",\"schema\",\"data\",\"meta\"}`, with `error` and `errors` when `ok` is "
+      "false. A stream tool prints one object a line and always ends with "
+      "`{\"type\":\"end\",\"ok\",\"complete\",\"truncated\",\"next\",...}`; without that line it was cut "
+      "short. Bytes that are not UTF-8 come as `{\"b64\":\"...\"}`, never altered. `--format text` "
+      "gives one line per item and a last line saying what was skipped or cut.\n\n"
+      "**Exit codes.** ";
+  bool first = true;
+  for (int c : {0, 1, 2, 3, 4, 5, 8, 9}) {
+    Exit e = static_cast<Exit>(c);
+    s += std::string(first ? "" : " · ") + std::to_string(c) + " " + std::string(exit_name(e));
+    if (c == 2) s += " (nothing was read)";
+    if (c == 8) s += " (the answer is no, or a limit was reached)";
+    first = false;
+  }
+  s += ". Zero matches is success.\n\n"
+       "**Errors** are `{code, rule, message, hint, repair, detail}`: match on `rule`; the facts are "
+       "in `detail`. A repair `{\"kind\":\"retry\",\"argv\":[...]}` runs as it stands and never "
+       "widens what the tool may touch; `choose` offers argvs; `none` says why judgement is needed. "
+       "The common rules, with their exit codes:\n\n";
+  for (std::string_view area : {"args.", "path.", "io."}) {
+    s += "- `" + std::string(area) + "*`:";
+    for (auto& row : catalogue()) {
+      if (!row.rule.starts_with(area)) continue;
+      s += " " + std::string(row.rule.substr(area.size())) + " (" +
+           std::to_string(static_cast<int>(row.exit)) + ")";
+    }
     s += "\n";
   }
-  s += "\n## Reading the answer\n\n";
-  if (tool.output == Output::Document)
-    s += "One JSON object: `ok`, `command`, `schema` (`" + std::string(tool.schema) +
-         "`), `data`, and on failure `error` and `errors`.\n";
-  else
-    s += "One JSON object a line; the last line is always `{\"type\":\"end\",…}` with `ok`, "
-         "`complete`, the counts, `truncated` and `next`. A stream without an end record was cut "
-         "short.\n";
-  s += "Fields that can hold any bytes are a string, or `{\"b64\":…}` when the bytes are not "
-       "UTF-8. The full JSON Schema is in `" + n + " introspect` under `output_schema`.\n\n";
-  s += "## Errors\n\nMatch on `rule`, never on the message. A `repair` of kind `retry` is an argv "
-       "that runs as it stands.\n\n| rule | exit | when |\n|---|---|---|\n";
-  for (auto& r : rules_of(tool, a)) {
-    auto row = find_rule(r.tag);
-    s += "| `" + std::string(r.tag) + "` | " + std::to_string(row ? static_cast<int>(row->exit) : 1) +
-         " | " + std::string(rule_when(r)) + " |\n";
-  }
-  s += "\n## Exit codes\n\n";
-  for (Exit e : exits(tool, a))
-    s += "- " + std::to_string(static_cast<int>(e)) + " " + std::string(exit_name(e)) + ": " +
-         std::string(exit_meaning(e)) + "\n";
+  s += "\n"
+       "**Paths.** With `--root DIR` every path is relative to DIR; `..`, absolute paths outside it "
+       "and symbolic links below it are refused (`path.*`). Without it paths are used as given, and "
+       "an answer says when one led through a link. A pattern or text that starts with `-` goes "
+       "after `--`.\n\n"
+       "**Pages.** A cap (`--max-count`, `--max-entries`, `--max-bytes`) ends the answer with "
+       "`truncated:true` and a `next` cursor such as `{\"skip\":100}` or `{\"line\":201}`: pass it "
+       "back (`--skip 100`, `--lines 201:`) for the rest. A line or input past a limit is a `limit.*` "
+       "error whose retry raises the cap, never a silent cut.\n\n"
+       "**Changing files** (write, replace, edit, move) is never blind: `--create` (must not exist) "
+       "or `--if-sha256 HEX` of the current bytes (`digest` gives it; a refusal's "
+       "`detail.actual_sha256` too). `--dry-run` shows the plan (exit 9). Each change is atomic and "
+       "idempotent (a repeat answers `changed:false`), keeps line endings and a BOM, and is answered "
+       "with a diff. Nothing is deleted: `move --remove` renames to a tombstone.\n\n"
+       "**Witnesses.** `peek --witness` and `seek --witness` give each line a handle like `h1a2b3c`; "
+       "`edit` changes lines by witness and refuses a stale one.\n\n"
+       "Each tool: `TOOL skill` (its use in brief), `TOOL --help` (every flag), `TOOL introspect` "
+       "(JSON: flags, rules, limits, output schema).\n";
   return s;
 }
 

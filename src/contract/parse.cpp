@@ -123,6 +123,22 @@ std::optional<std::string> parse_value(const FlagInfo& f, std::string_view text,
 }
 
 namespace {
+// Whether a token starting with '-' could be a flag: a name of letters, digits and hyphens with
+// at least one letter, then optionally "=value".
+bool flag_shaped(std::string_view tok) {
+  size_t dashes = tok.size() > 1 && tok[1] == '-' ? 2 : 1;
+  std::string_view name = tok.substr(dashes, tok.find('=') == std::string_view::npos
+                                                 ? std::string_view::npos
+                                                 : tok.find('=') - dashes);
+  bool letter = false;
+  for (char c : name) {
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    letter = letter || alpha;
+    if (!alpha && !(c >= '0' && c <= '9') && c != '-') return false;
+  }
+  return letter;
+}
+
 Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagInfo>& flags,
                   const std::vector<OperandInfo>& operands);
 }  // namespace
@@ -136,7 +152,14 @@ Parsed parse_argv(const std::vector<std::string>& argv, const std::vector<FlagIn
   for (auto& e : p.errors) {
     if (e.rule != "args.unknown-flag" || e.repair.kind != Repair::Kind::Retry) continue;
     Parsed again = parse_once(e.repair.argvs[0], flags, operands);
-    if (again.errors.size() + 1 != p.errors.size()) e.repair = Repair{};
+    // An operand moved after "--" may also fill the operand slot it left missing.
+    bool moved = std::find(e.repair.argvs[0].begin(), e.repair.argvs[0].end(), "--") !=
+                 e.repair.argvs[0].end();
+    bool cleared = std::none_of(again.errors.begin(), again.errors.end(),
+                                [](const Error& x) { return x.rule == "args.unknown-flag"; });
+    if (moved ? !(cleared && again.errors.size() < p.errors.size())
+              : again.errors.size() + 1 != p.errors.size())
+      e.repair = Repair{};
   }
   return p;
 }
@@ -185,8 +208,19 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
     p.values.emplace_back(idx, std::move(v));
   };
 
+  // Tokens that start with '-' but could not be a flag of any tool (a space, no letter, a byte no
+  // flag name has): surely an operand such as a pattern "- [ ]", given before "--".
+  std::vector<std::pair<size_t, size_t>> dashed_operands;  // (token, index into p.errors)
   auto unknown = [&](const std::string& tok, std::string_view name, size_t i, bool has_eq,
                      bool is_short) {
+    if (!operands.empty() && !flag_shaped(tok)) {
+      Error e = make_error("args.unknown-flag", printable(tok) + " is not a flag; an operand that starts with '-' goes after '--'.");
+      e.detail.set("flag", Json::bytes(tok));
+      e.hint = "put -- before it: every token after -- is an operand.";
+      dashed_operands.emplace_back(i, p.errors.size());
+      p.errors.push_back(std::move(e));
+      return false;
+    }
     Error e = make_error("args.unknown-flag", "unknown flag " + printable(is_short ? "-" + std::string(name) : tok) + ".");
     e.detail.set("flag", Json::bytes(is_short ? "-" + std::string(name) : tok));
     std::vector<size_t> best;
@@ -273,6 +307,21 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
     }
   }
 
+  // The repair for operands that look like flags: the flags as they were, then "--", then every
+  // operand in its order (so a pattern stays the first operand).
+  if (!dashed_operands.empty()) {
+    std::vector<std::string> fixed = {argv[0]};
+    std::vector<size_t> ops;
+    for (auto& [tok, idx] : positional) ops.push_back(idx);
+    for (auto& [tok, err] : dashed_operands) ops.push_back(tok);
+    std::sort(ops.begin(), ops.end());
+    for (size_t k = 1; k < argv.size(); ++k)
+      if (argv[k] != "--" && !std::binary_search(ops.begin(), ops.end(), k)) fixed.push_back(argv[k]);
+    fixed.push_back("--");
+    for (size_t k : ops) fixed.push_back(argv[k]);
+    p.errors[dashed_operands[0].second].repair = Repair::retry(std::move(fixed));
+  }
+
   // Conflicts, reported once per pair (either flag may declare it).
   std::vector<std::pair<size_t, size_t>> reported;
   for (size_t i = 0; i < flags.size(); ++i) {
@@ -298,9 +347,14 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
 
   // Operands fill their slots left to right, each leaving enough for the slots after it.
   size_t next = 0;
+  auto skipped = [&](size_t s) {
+    size_t j;
+    return !operands[s].unless.empty() && by_long(flags, operands[s].unless, j) && seen[j];
+  };
   for (size_t s = 0; s < operands.size(); ++s) {
+    if (skipped(s)) continue;
     size_t later_min = 0;
-    for (size_t t = s + 1; t < operands.size(); ++t) later_min += operands[t].min;
+    for (size_t t = s + 1; t < operands.size(); ++t) later_min += skipped(t) ? 0 : operands[t].min;
     size_t available = positional.size() - next;
     size_t want = available > later_min ? available - later_min : 0;
     size_t n = std::max(std::min(operands[s].min, available), std::min(want, operands[s].max));
@@ -318,6 +372,9 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
   if (next < positional.size() && !missing) {
     Error e = make_error("args.too-many-operands", "too many operands: " + printable(positional[next].first) + " is one more than the tool takes.");
     e.detail.set("operand", Json::bytes(positional[next].first));
+    size_t most = 0;  // every operand is bounded here, or none would be one too many
+    for (auto& o : operands) most = o.max == kMany ? kMany : most + o.max;
+    e.detail.set("max", most);
     p.errors.push_back(std::move(e));
   }
   return p;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "contract/context.h"
 #include "contract/error.h"
-#include "contract/main.h"
 #include "contract/table.h"
 
 namespace contract {

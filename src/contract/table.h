@@ -76,12 +76,23 @@ struct Operand {
   OperandBinding<A> bind{};
   std::string_view help = "";
   bool dash_is_stdin = false;  // "-" names standard input, not a path
+  // A flag whose presence means this operand is not taken (its slot is skipped: the tokens
+  // go to the operands after it), as grep's PATTERN when -e is given.
+  std::string_view unless = "";
 };
 
 struct Rule {
   std::string_view tag;
   Repairable repairable = Repairable::Never;
   std::string_view when = "";  // empty: the catalogue's sentence
+};
+
+// A worked example: a command line as an agent types it (shell words, starting with the tool's
+// name) and one line of what it shows. Examples appear in --help, introspect and the skill, and
+// a test runs each one on a fixture tree, so none can rot.
+struct Example {
+  std::string_view args;
+  std::string_view shows;
 };
 
 class Context;
@@ -109,6 +120,10 @@ struct Tool {
   TextRenderer text = nullptr;  // --format text: data (document) or one record (stream)
   std::string_view programs_dir = "";  // kStartPrograms: the only directory it starts from
   std::span<const Rule> rules{};
+  // The skill is short enough to read in one go: it names only these flags (space-separated,
+  // the first clause of each one's help) and the examples; --help and introspect have the rest.
+  std::string_view key_flags = "";
+  std::span<const Example> examples{};
 };
 
 // The parts of a flag the untyped core needs.
@@ -129,6 +144,7 @@ struct OperandInfo {
   size_t min, max;
   std::string_view help;
   bool dash_is_stdin;
+  std::string_view unless;
 };
 
 template <class A>
@@ -138,7 +154,7 @@ constexpr FlagInfo info(const Flag<A>& f) {
 }
 template <class A>
 constexpr OperandInfo info(const Operand<A>& o) {
-  return {o.name, o.role, o.min, o.max, o.help, o.dash_is_stdin};
+  return {o.name, o.role, o.min, o.max, o.help, o.dash_is_stdin, o.unless};
 }
 
 // Table invariants, checked at compile time by each tool (static_assert) and by a unit test.
@@ -223,6 +239,11 @@ constexpr bool valid(std::span<const Flag<A>> flags, std::span<const Operand<A>>
   for (size_t i = 0; i < NO; ++i) {
     if (ops[i].name.empty() || ops[i].help.empty() || ops[i].max < ops[i].min) return false;
     if (ops[i].bind.index() == 0) return false;
+    if (!ops[i].unless.empty()) {
+      bool known = false;
+      for (size_t j = 0; j < NF; ++j) known = known || flags[j].name == ops[i].unless;
+      if (!known) return false;
+    }
     if (unbounded_seen) return false;  // only the last operand may take any number
     if (ops[i].max == kMany) unbounded_seen = true;
   }

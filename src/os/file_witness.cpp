@@ -64,7 +64,8 @@ int file_witnesses(int fd, size_t max_line, bool bom, const std::vector<uint64_t
 }
 
 void WitnessBatches::hold(const text::LineEvent& ev) {
-  held_.push_back({ev, std::string(ev.text), ev.spans ? *ev.spans : std::vector<text::Span>{}});
+  held_.push_back({ev, std::string(ev.text), ev.spans ? *ev.spans : std::vector<text::Span>{},
+                   ev.patterns ? *ev.patterns : std::vector<uint32_t>{}});
   held_bytes_ += ev.text.size() + 64;
   if (held_.size() >= 4096 || held_bytes_ >= (4u << 20)) flush();
 }
@@ -85,6 +86,7 @@ void WitnessBatches::flush() {
   for (auto& h : held_) {
     h.ev.text = h.text;
     h.ev.spans = &h.spans;
+    if (h.ev.patterns) h.ev.patterns = &h.patterns;
     const bool match = h.ev.kind == text::LineEvent::Kind::Match;
     emit_(h.ev, match && wi < wit.size() ? &wit[wi] : nullptr);
     if (match) ++wi;

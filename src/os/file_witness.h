@@ -44,6 +44,7 @@ class WitnessBatches {
     text::LineEvent ev;
     std::string text;
     std::vector<text::Span> spans;
+    std::vector<uint32_t> patterns;
   };
   int fd_;
   size_t max_line_;

@@ -96,20 +96,49 @@ SkipCounts& SkipCounts::operator+=(const SkipCounts& o) {
   binary += o.binary;
   special += o.special;
   symlink += o.symlink;
+  glob += o.glob;
   return *this;
 }
 
 SkipCounts SkipCounts::operator-(const SkipCounts& o) const {
   return {ignored - o.ignored, hidden - o.hidden, binary - o.binary, special - o.special,
-          symlink - o.symlink};
+          symlink - o.symlink, glob - o.glob};
 }
 
 contract::Json SkipCounts::to_json() const {
   return contract::Json::object({{"ignored", ignored},
+                                 {"glob", glob},
                                  {"hidden", hidden},
                                  {"binary", binary},
                                  {"special", special},
                                  {"symlink", symlink}});
+}
+
+std::string text_end_line(std::string_view cut, const SkipCounts& s) {
+  std::string left;
+  auto add = [&](uint64_t n, std::string_view what) {
+    if (n == 0) return;
+    left += left.empty() ? "skipped: " : ", ";
+    left += std::to_string(n);
+    left += ' ';
+    left += what;
+  };
+  add(s.ignored, "ignored (--no-ignore to include)");
+  add(s.glob, "left out by --glob");
+  add(s.hidden, "hidden (--hidden to include)");
+  add(s.binary, "binary (a file named is searched)");
+  add(s.special, "special");
+  add(s.symlink, "symlink");
+  if (cut.empty() && left.empty()) return {};
+  std::string line = "[";
+  if (!cut.empty()) {
+    line += "truncated: ";
+    line += cut;
+    if (!left.empty()) line += "; ";
+  }
+  line += left;
+  line += "]";
+  return line;
 }
 
 Walker::Walker(WalkOptions opts, Fd dir, std::string shown, int ignore_root, std::string rel)
@@ -228,11 +257,11 @@ bool Walker::excluded(const std::string& rel, const std::string& name, bool is_d
       case text::Verdict::Ignore:
         return false;               // a plain glob matched: included
       case text::Verdict::Include:  // a `!` glob matched: excluded
-        ++counts_.ignored;
+        ++counts_.glob;
         return true;
       case text::Verdict::None:
         if (globs_.has_plain() && !is_dir) {
-          ++counts_.ignored;
+          ++counts_.glob;
           return true;
         }
         break;

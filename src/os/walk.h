@@ -33,15 +33,22 @@ namespace os {
 enum class EntryKind { File, Directory, Link, Other };
 std::string_view kind_name(EntryKind k);  // "file" | "directory" | "link" | "other"
 
-// What a walk (and its caller) left out, by cause. The walker counts `ignored` (ignore files
-// and --glob) and `hidden`; the caller counts the rest as it meets them.
+// What a walk (and its caller) left out, by cause, each entry counted once under the first
+// rule that left it out (the order above): the walker counts `glob` (--glob), `ignored`
+// (ignore files) and `hidden`; the caller counts the rest as it meets them.
 struct SkipCounts {
-  uint64_t ignored = 0, hidden = 0, binary = 0, special = 0, symlink = 0;
+  uint64_t ignored = 0, hidden = 0, binary = 0, special = 0, symlink = 0, glob = 0;
   SkipCounts& operator+=(const SkipCounts& o);
   SkipCounts operator-(const SkipCounts& o) const;
-  // {"ignored":…,"hidden":…,"binary":…,"special":…,"symlink":…}
+  // {"ignored":…,"glob":…,"hidden":…,"binary":…,"special":…,"symlink":…}
   contract::Json to_json() const;
 };
+
+// The last line of a tree reader's --format text answer, one shape for every tool: what was
+// cut (`cut`, e.g. "continue with --skip 10", empty when nothing was) and what was left out,
+// "[truncated: …; skipped: 2 ignored (--no-ignore to include), 1 hidden (--hidden to
+// include)]"; empty when nothing was cut or left out.
+std::string text_end_line(std::string_view cut, const SkipCounts& s);
 
 struct WalkOptions {
   bool hidden = false;             // include hidden names

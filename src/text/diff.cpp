@@ -8,18 +8,18 @@
 #include <new>
 #include <utility>
 
-#include "os/atomic.h"
+#include "mem/big_alloc.h"
 
 namespace text {
 namespace {
 
-using os::BigVector;
+using mem::BigVector;
 
 // The memory of one region's diff: its arrays (line offsets, ids, marks, maps, Myers' V) are
 // carved from one buffer sized from the line counts up front, and let go together. One
 // buffer, not a dozen: each would be a middle-sized malloc block faulting in 4 KiB at a
 // time, and on a VM those faults were most of the diff's time in a fresh process (1.8 ms
-// warm against 5 ms and more cold for the 1 MiB benchmark); a buffer from os::big_alloc is
+// warm against 5 ms and more cold for the 1 MiB benchmark); a buffer from mem::big_alloc is
 // in huge pages. Nothing is freed before the end (a bump allocator); the table of interned
 // lines, the largest array and the first done with, is its own BigVector.
 class Arena {
@@ -28,7 +28,7 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena() {
-    for (auto& [p, n] : blocks_) os::big_free(p, n);
+    for (auto& [p, n] : blocks_) mem::big_free(p, n);
   }
   void* take(size_t bytes, size_t align) {
     size_t at = (used_ + align - 1) / align * align;
@@ -43,7 +43,7 @@ class Arena {
  private:
   void grow(size_t bytes) {
     bytes = std::max<size_t>(bytes, 4096);
-    auto* p = static_cast<char*>(os::big_alloc(bytes));
+    auto* p = static_cast<char*>(mem::big_alloc(bytes));
     if (!p) throw std::bad_alloc();
     blocks_.emplace_back(p, bytes);
     used_ = 0;
@@ -486,9 +486,13 @@ bool line_start(std::string_view t, size_t pos) { return pos == 0 || t[pos - 1] 
 
 // Only a line that ends in '\n' has a line ending to hide: a '\r' at the very end of a file
 // without a final newline is a byte of the last line, and showing it keeps the diff exact.
-std::string_view shown(const DiffLine& l, Eol old_eol, Eol new_eol) {
-  if (!l.newline) return l.text;
-  return shown_line(l.text, l.op == '-' ? old_eol : new_eol);
+// Line 1 of a file with a BOM is shown without it. `first`: the line is line 1 of the file
+// it is shown under.
+std::string_view shown(const DiffLine& l, Eol old_eol, Eol new_eol, bool first, bool bom) {
+  std::string_view t = l.text;
+  if (first && bom && has_bom(t)) t.remove_prefix(kBom.size());
+  if (!l.newline) return t;
+  return shown_line(t, l.op == '-' ? old_eol : new_eol);
 }
 
 }  // namespace
@@ -525,15 +529,18 @@ void DiffBuilder::add(std::string_view old_region, std::string_view new_region,
                           listed_bytes_, copy, out_);
 }
 
-Diff DiffBuilder::finish(Eol old_eol, Eol new_eol) && {
+Diff DiffBuilder::finish(Eol old_eol, Eol new_eol, bool old_bom, bool new_bom) && {
   out_.old_eol = old_eol;
   out_.new_eol = new_eol;
+  out_.old_bom = old_bom;
+  out_.new_bom = new_bom;
   return std::move(out_);
 }
 
 Diff diff_lines(std::string_view a, std::string_view b, const DiffOptions& opt) {
   DiffBuilder builder(opt);
   const Eol a_eol = eol_of(a), b_eol = eol_of(b);
+  const bool a_bom = has_bom(a), b_bom = has_bom(b);
   // The common head, as bytes, back to where its last whole line ends, then `context` lines
   // further back: those the first hunk shows. What is cut is equal line for line, and every
   // shortest script keeps it, so the script of what remains is the script of the whole.
@@ -542,7 +549,7 @@ Diff diff_lines(std::string_view a, std::string_view b, const DiffOptions& opt) 
                     b.begin())
           .first -
       a.begin());
-  if (p == a.size() && p == b.size()) return std::move(builder).finish(a_eol, b_eol);
+  if (p == a.size() && p == b.size()) return std::move(builder).finish(a_eol, b_eol, a_bom, b_bom);
   while (p > 0 && !(line_start(a, p) && line_start(b, p))) --p;
   // The common tail likewise, never reaching into the head (measured before the head gives
   // back its context lines: a line repeated next to the change belongs to one of them only),
@@ -562,7 +569,7 @@ Diff diff_lines(std::string_view a, std::string_view b, const DiffOptions& opt) 
   const uint64_t before = static_cast<uint64_t>(std::count(a.begin(), a.begin() + static_cast<long>(p), '\n'));
   builder.add(a.substr(p, a.size() - s - p), b.substr(p, b.size() - s - p), before, before,
               /*copy=*/false);
-  return std::move(builder).finish(a_eol, b_eol);
+  return std::move(builder).finish(a_eol, b_eol, a_bom, b_bom);
 }
 
 bool apply(std::string_view old_text, const Diff& diff, std::string& out) {
@@ -609,9 +616,18 @@ contract::Json diff_json(const Diff& diff) {
   Json hunks = Json::array();
   for (const Hunk& h : diff.hunks) {
     Json lines = Json::array();
+    // The number in its file of the next old and new line (a side with no lines in the hunk
+    // names the line after which it sits).
+    uint64_t old_n = h.old_lines ? h.old_start : h.old_start + 1;
+    uint64_t new_n = h.new_lines ? h.new_start : h.new_start + 1;
     for (const DiffLine& l : h.lines) {
-      Json j = Json::object({{"op", std::string(1, l.op)},
-                             {"text", Json::bytes(shown(l, diff.old_eol, diff.new_eol))}});
+      const bool removed = l.op == '-';
+      const bool first = removed ? old_n == 1 : new_n == 1;
+      const std::string_view text =
+          shown(l, diff.old_eol, diff.new_eol, first, removed ? diff.old_bom : diff.new_bom);
+      if (l.op != '+') ++old_n;
+      if (!removed) ++new_n;
+      Json j = Json::object({{"op", std::string(1, l.op)}, {"text", Json::bytes(text)}});
       if (!l.newline) j.set("no_newline", true);
       lines.push(std::move(j));
     }
@@ -625,14 +641,17 @@ contract::Json diff_json(const Diff& diff) {
                        {"removed", diff.removed},
                        {"old_eol", eol_name(diff.old_eol)},
                        {"new_eol", eol_name(diff.new_eol)},
+                       {"old_bom", diff.old_bom},
+                       {"new_bom", diff.new_bom},
                        {"hunks", std::move(hunks)}});
 }
 
 const std::string_view kDiffSchema =
-    R"({"type":"object","required":["added","removed","old_eol","new_eol","hunks"],)"
+    R"({"type":"object","required":["added","removed","old_eol","new_eol","old_bom","new_bom","hunks"],)"
     R"("additionalProperties":false,"properties":{)"
     R"("added":{"type":"integer","minimum":0},"removed":{"type":"integer","minimum":0},)"
     R"("old_eol":{"enum":["lf","crlf","mixed","none"]},"new_eol":{"enum":["lf","crlf","mixed","none"]},)"
+    R"("old_bom":{"type":"boolean"},"new_bom":{"type":"boolean"},)"
     R"("hunks":{"type":"array","items":{"type":"object",)"
     R"("required":["old_start","old_lines","new_start","new_lines","lines"],"additionalProperties":false,)"
     R"("properties":{"old_start":{"type":"integer","minimum":0},"old_lines":{"type":"integer","minimum":0},)"

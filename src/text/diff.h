@@ -7,7 +7,9 @@
 // file"). The comparison is of raw bytes, '\r' included: a CRLF file turned LF is a change of
 // every line. The JSON shows each line under the eol policy (TOOLS.md) of the file it comes
 // from — a '-' line under the old file's, '+' and ' ' lines under the new file's — and names
-// both policies, so the shown lines plus `old_eol`/`new_eol` give back the exact bytes.
+// both policies, so the shown lines plus `old_eol`/`new_eol` give back the exact bytes. A
+// file's UTF-8 BOM likewise is not shown as part of its line 1 (readers show it so) but
+// named by `old_bom`/`new_bom`: a BOM added or removed is line 1 changed, with the reason.
 //
 // The edit script is Myers' O(ND) algorithm in linear space (the middle-snake bisection, as in
 // diff-match-patch), on interned line ids, after setting aside the lines that have no equal on
@@ -61,6 +63,7 @@ struct Diff {
                                     // its header counts the lines it lists
   bool truncated = false;           // a cap left changed lines (or context) unlisted
   Eol old_eol = Eol::None, new_eol = Eol::None;
+  bool old_bom = false, new_bom = false;  // the file starts with a UTF-8 BOM
   // The listed text of regions added with copy (DiffBuilder): what their DiffLines view.
   std::vector<std::unique_ptr<std::string>> owned;
 };
@@ -86,7 +89,7 @@ class DiffBuilder {
   // the call; otherwise they are views into the region, which must outlive the result.
   void add(std::string_view old_region, std::string_view new_region, uint64_t old_before,
            uint64_t new_before, bool copy = true);
-  Diff finish(Eol old_eol, Eol new_eol) &&;
+  Diff finish(Eol old_eol, Eol new_eol, bool old_bom, bool new_bom) &&;
 
  private:
   DiffOptions opt_;
@@ -112,7 +115,7 @@ class EolTally {
 // exactly the new text; false when a hunk does not fit `old_text`.
 bool apply(std::string_view old_text, const Diff& diff, std::string& out);
 
-// {"added","removed","old_eol","new_eol","hunks":[{"old_start","old_lines","new_start",
+// {"added","removed","old_eol","new_eol","old_bom","new_bom","hunks":[{"old_start","old_lines","new_start",
 //  "new_lines","lines":[{"op","text"[,"no_newline":true]}]}]}; text is text_or_bytes.
 contract::Json diff_json(const Diff& diff);
 

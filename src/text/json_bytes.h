@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace text {
 
@@ -104,5 +105,9 @@ struct LineColumn {
   uint64_t column = 1;  // 1-based, in bytes from the start of the line
 };
 LineColumn line_column(std::string_view doc, size_t offset);
+
+// The place of each of `offsets` (ascending, each at most doc.size()), in one pass over the
+// bytes before the last.
+std::vector<LineColumn> line_columns(std::string_view doc, const std::vector<size_t>& offsets);
 
 }  // namespace text

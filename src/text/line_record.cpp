@@ -108,7 +108,19 @@ void LineRecords::match(std::string& out, const LineEvent& ev, const std::string
     f.num(sp.end);
     f.put(']');
   }
-  f.put(R"(],"text":)"sv);
+  f.put(']');
+  if (ev.patterns) {
+    f.put(R"(,"patterns":[)"sv);
+    first = true;
+    for (uint32_t i : *ev.patterns) {
+      if (f.room() < 64) f.flush(out);
+      if (!first) f.put(',');
+      first = false;
+      f.num(i);
+    }
+    f.put(']');
+  }
+  f.put(R"(,"text":)"sv);
   f.flush(out);
   append_text(out, ev.text);
   if (witness) {

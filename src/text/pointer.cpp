@@ -106,6 +106,37 @@ ParsedPointer parse_pointer(std::string_view text) {
   return p;
 }
 
+std::optional<std::string> respell_key(std::string_view pointer,
+                                       const std::vector<PointerToken>& tokens, size_t i,
+                                       std::string_view key) {
+  // Token t as written: the text between its '/' and the next one.
+  auto written = [&](size_t t) {
+    size_t from = tokens[t].slash + 1;
+    size_t to = t + 1 < tokens.size() ? tokens[t + 1].slash : pointer.size();
+    return pointer.substr(from, to - from);
+  };
+  for (bool literal : {false, true}) {
+    size_t at = 0;  // how much of `key` tokens i..j have spelled
+    for (size_t j = i; j < tokens.size(); ++j) {
+      std::string_view part = literal ? written(j) : std::string_view(tokens[j].name);
+      if (key.substr(at, part.size()) != part) break;
+      at += part.size();
+      if (at == key.size()) {
+        if (j == i && !literal) break;  // the token itself: the key the pointer names
+        std::string out(pointer.substr(0, tokens[i].slash));
+        out += '/';
+        out += escape_token(key);
+        if (j + 1 < tokens.size()) out += pointer.substr(tokens[j + 1].slash);
+        if (out == pointer) break;  // read literally, it is what the pointer says already
+        return out;
+      }
+      if (key[at] != '/') break;
+      ++at;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> array_index(std::string_view token) {
   if (token.empty() || (token.size() > 1 && token[0] == '0')) return std::nullopt;
   uint64_t v = 0;

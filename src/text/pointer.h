@@ -45,6 +45,14 @@ ParsedPointer parse_pointer(std::string_view text);
 // ~ -> ~0 and / -> ~1: the spelling of one token inside a pointer.
 std::string escape_token(std::string_view name);
 
+// A key that tokens i..j of `pointer` spell when joined by '/' (a '/' the pointer should have
+// escaped as ~1), read as the pointer decodes them or as written (a ~0 or ~1 meant literally):
+// the pointer that names `key` there, escaped, and the rest as it was. nullopt when no span
+// spells it, or only the token itself as decoded (the key the pointer already names).
+std::optional<std::string> respell_key(std::string_view pointer,
+                                       const std::vector<PointerToken>& tokens, size_t i,
+                                       std::string_view key);
+
 // An array index as RFC 6901 writes it: "0" or a decimal without a leading zero. Values past
 // 2^64-1 saturate (no array is that long). nullopt for anything else ("01", "-1", "x", "").
 std::optional<uint64_t> array_index(std::string_view token);

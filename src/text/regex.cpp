@@ -140,7 +140,13 @@ class RegexMatcher final : public Matcher {
     if (out.empty() && empty_seen) out.push_back(first_empty);
   }
 
+  bool matches(std::string_view line) const override {
+    return line_->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), RE2::UNANCHORED,
+                        nullptr, 0);
+  }
+
   bool line_by_line(bool crlf) const override { return shape_.unsafe || (crlf && shape_.dollar); }
+  const Matcher* long_filter() const override { return prefilter_.get(); }
   bool wants_eol_first() const override { return shape_.dollar; }
 
  private:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <string>
 
 namespace text {
@@ -324,6 +325,7 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
                &spans_,
                k,
                k};
+  ev.patterns = m_.patterns();
   ++r_.found;
   if (!sink_(ev)) stop_ = true;
   pend_last_line_ = line;
@@ -372,49 +374,77 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
 
 // The line at base_ is longer than the cap: it is read in pieces and never held. A literal
 // is still looked for in it (each start probed once, with the bytes a --word check needs);
-// a matcher that cannot search a piece leaves it unsearched, and the result says so.
+// a matcher that can say where a match is has every occurrence found and counted (their
+// offsets kept up to a cap); a matcher that cannot search a piece leaves it unsearched, and
+// the result says so.
 void Scanner::long_line() {
   const uint64_t ls = base_;
   const uint64_t line = line_of(ls);
-  const size_t need = m_.needle_size();
+  const Matcher* filter = m_.needle_size() ? nullptr : m_.long_filter();
+  const Matcher& m = filter ? *filter : m_;  // what is looked for in the line
+  const size_t need = m.needle_size();
+  const bool where = need && m.positions();
+  if (filter) r_.long_candidates = true;
   const uint64_t shown_start = (ls == 0 && bom_) ? 3 : ls;
+  const bool first_here = r_.long_occurrences == 0;
+  if (where) r_.long_located = true;
   uint64_t next = shown_start;  // the next start to probe
   uint64_t nl_from = ls;
   uint64_t le = 0;
-  bool matched = false;
+  bool matched = false, done = need == 0;
+  // Matches starting in [next, lim) (and at lim itself at the line's end), in the bytes up to
+  // wend and the one before next; next moves past what was seen.
+  auto look = [&](uint64_t wend, uint64_t lim, bool at_end) {
+    const uint64_t ws = next > shown_start ? next - 1 : next;
+    const std::string_view w(at(ws), static_cast<size_t>(wend - ws));
+    const bool at_start = ws == shown_start;
+    if (!where) {
+      matched = done = m.probe(w, next - ws, lim - ws, at_start, at_end);
+    } else {
+      while (!done) {
+        const std::optional<Span> h = m.first_in(w, next - ws, lim - ws, at_start, at_end);
+        if (!h) break;
+        matched = true;
+        if (r_.long_offsets.size() < o_.max_long_offsets) r_.long_offsets.push_back(ws + h->start);
+        ++r_.long_occurrences;
+        if (h->end == h->start)
+          done = true;  // an empty match is the line's one span
+        else
+          next = ws + h->end;  // non-overlapping, as spans are
+      }
+    }
+    next = std::max(next, lim);
+  };
   for (;;) {
     const void* nl = std::memchr(at(nl_from), '\n', static_cast<size_t>(end() - nl_from));
     if (nl || eof_) {
       le = nl ? off_of(nl) : end();
-      if (need && !matched) {
+      if (!done) {
         uint64_t se = le;
         if (se > next && crlf() && *at(se - 1) == '\r') --se;
-        const uint64_t ws = next > shown_start ? next - 1 : next;
-        if (se >= next)  // (an empty needle can match at the very end)
-          matched = m_.probe({at(ws), static_cast<size_t>(se - ws)}, next - ws, se - ws,
-                             ws == shown_start, true);
+        if (se >= next) look(se, se, true);  // (an empty needle can match at the very end)
       }
       break;
     }
-    if (need && !matched && end() > next + need) {
-      const uint64_t lim = end() - need;
-      const uint64_t ws = next > shown_start ? next - 1 : next;
-      matched = m_.probe({at(ws), static_cast<size_t>(end() - ws)}, next - ws, lim - ws,
-                         ws == shown_start, false);
-      next = lim;
-    }
+    if (!done && end() > next + need) look(end(), end() - need, false);
     uint64_t keep = end();
-    if (need && !matched) keep = next > shown_start ? next - 1 : next;
+    if (!done) keep = next > shown_start ? next - 1 : next;
     nl_from = end();
     drop(std::min(keep, end()));
     if (!fill() || stop_) return;
+  }
+  if (where && first_here && r_.long_occurrences > 0) {
+    uint64_t off, len;
+    shown({line, ls, le - ls, true}, off, len);
+    r_.first_long_start = off;
+    r_.first_long_end = off + len;
   }
   const uint64_t length = le - ls;
   if (matched || need == 0) {
     ++r_.long_count;
     r_.longest = std::max(r_.longest, length);
     if (r_.long_lines.size() < o_.max_long_lines) r_.long_lines.push_back(line);
-    if (need == 0) r_.long_unsearched = true;
+    if (need == 0 || filter) r_.long_unsearched = true;
   }
   const LineRef ref{line, ls, length, true};
   if (n_ > 0) {

@@ -27,6 +27,7 @@ struct ScanOptions {
   size_t chunk = 256 * 1024;          // bytes read at a time
   bool skip_binary = false;           // a NUL in the first 8 KiB: report binary, search nothing
   size_t max_long_lines = 100;        // long lines listed by number (all are counted)
+  size_t max_long_offsets = 100;      // occurrences in long lines listed by offset (all counted)
 };
 
 struct LineEvent {
@@ -40,6 +41,8 @@ struct LineEvent {
   // Match: its ordinal among the file's matching lines (from 0). Context: the ordinals of
   // the matches whose window holds the line, [lo, hi] (hi is lo or lo + 1).
   uint64_t lo, hi;
+  // Match, with a matcher of several patterns: which of them matched (Matcher::patterns()).
+  const std::vector<uint32_t>* patterns = nullptr;
 };
 
 struct ScanResult {
@@ -52,6 +55,19 @@ struct ScanResult {
   std::vector<uint64_t> long_lines;  // the first max_long_lines line numbers
   uint64_t long_count = 0, longest = 0;
   bool long_unsearched = false;  // the matcher cannot search a piece: long lines unsearched
+  // Where the pattern occurs in those lines, when the matcher can say (Matcher::positions):
+  // the file offsets of the first max_long_offsets occurrences (non-overlapping, as spans
+  // are), how many there are in all, and the shown bytes [start, end) of the line holding
+  // the first. Found streaming: the line is never held.
+  bool long_located = false;
+  // With a matcher that cannot search a piece but names a literal every match contains
+  // (Matcher::long_filter): a long line without it is proven not to match and is not
+  // reported; the offsets above are then that literal's, the only places a match can start
+  // near, and the lines stay unsearched.
+  bool long_candidates = false;
+  std::vector<uint64_t> long_offsets;
+  uint64_t long_occurrences = 0;
+  uint64_t first_long_start = 0, first_long_end = 0;
   int error = 0;                 // errno of a failed read
 };
 

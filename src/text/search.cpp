@@ -101,23 +101,32 @@ class LiteralMatcher final : public Matcher {
   }
 
   bool line_by_line(bool) const override { return false; }
+  bool matches(std::string_view line) const override {
+    return probe(line, 0, line.size(), true, true);
+  }
   size_t needle_size() const override { return needle_.size() + 1; }
 
   bool probe(std::string_view w, size_t begin, size_t end, bool at_start,
              bool at_end) const override {
+    return first_in(w, begin, end, at_start, at_end).has_value();
+  }
+
+  bool positions() const override { return true; }
+  std::optional<Span> first_in(std::string_view w, size_t begin, size_t end, bool at_start,
+                               bool at_end) const override {
     const size_t n = needle_.size();
     if (n == 0) {  // an empty match at any position, the line's end included
       for (size_t p = begin; p < end || (at_end && p == end); ++p)
-        if (bounded(w, p, p, at_start, at_end)) return true;
-      return false;
+        if (bounded(w, p, p, at_start, at_end)) return Span{p, p};
+      return std::nullopt;
     }
     for (size_t pos = begin; pos < end && pos + n <= w.size();) {
       size_t s = occurrence(w.data(), w.size(), pos);
-      if (s == npos || s >= end) return false;
-      if (bounded(w, s, s + n, at_start, at_end)) return true;
+      if (s == npos || s >= end) return std::nullopt;
+      if (bounded(w, s, s + n, at_start, at_end)) return Span{s, s + n};
       pos = s + 1;
     }
-    return false;
+    return std::nullopt;
   }
 
  private:

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,13 @@ class Matcher {
   // `out` in order; the line matches when at least one was appended. Empty matches count
   // only when nothing non-empty matches: then the first one is the line's single span.
   virtual void spans(std::string_view line, std::vector<Span>& out) const = 0;
+  // Whether `line` (as for spans()) holds a match at all: what a count of lines needs,
+  // without finding every match.
+  virtual bool matches(std::string_view line) const {
+    std::vector<Span> s;
+    spans(line, s);
+    return !s.empty();
+  }
   // True when find() cannot be trusted on this file and every line must go through spans()
   // (an RE2 pattern whose `$` would see the '\r' of a CRLF file, or that uses \A or \z).
   virtual bool line_by_line(bool crlf) const = 0;
@@ -50,6 +58,23 @@ class Matcher {
     (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
     return false;
   }
+  // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
+  // line of the last spans() call, ascending. Null for a matcher of one pattern.
+  virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
+  // Whether first_in() can say where in a piece a match is (not only whether one starts
+  // there): then each occurrence in a long line is found, not just the first.
+  virtual bool positions() const { return false; }
+  // The first match starting in window[begin, end), as probe() sees one, with its bytes
+  // relative to the window; nullopt for none.
+  virtual std::optional<Span> first_in(std::string_view window, size_t begin, size_t end,
+                                       bool at_start, bool at_end) const {
+    (void)window, (void)begin, (void)end, (void)at_start, (void)at_end;
+    return std::nullopt;
+  }
+  // A matcher that cannot search a piece (needle_size() == 0) may still name a literal every
+  // match contains: a long line without it cannot match, and where it occurs are the only
+  // places a match can be. Null when there is none.
+  virtual const Matcher* long_filter() const { return nullptr; }
 };
 
 // Literal bytes. `icase`: ASCII case folding only (A-Z = a-z; other bytes exact). `word`: a

@@ -11,7 +11,9 @@ parts of the contract that hold for any output of any tool (CONTRACT.md §1-3):
   is empty.
 * Text mode: errors on stderr as `TOOL: RULE: message`, exit from the first rule.
 * Every `retry` repair is executed as it stands (same cwd, env, stdin, wrapper) and must
-  clear its error's rule; it must not change --root (CONTRACT.md §3).
+  clear its error's rule; it must not change --root (CONTRACT.md §3). Its argv[0] is the
+  binary as invoked, or another tack tool in the same directory (checked against that tool's
+  contract), which clears the error only by succeeding: exit 0, no error.
 
 Everything a test sees also lands in REACHED (rules per tool) and RETRIES (retries executed),
 so modules can assert on coverage.
@@ -60,6 +62,9 @@ CATALOGUE = {
     "precondition.hash-failed": 8, "precondition.stale-witness": 5, "conflict.exists": 5,
     "conflict.locked": 5, "parse.json": 8, "query.bad-pointer": 2, "query.no-such-path": 3,
     "query.wrong-kind": 8, "query.unsupported-syntax": 2, "query.bad-pattern": 2,
+    "query.duplicate-key": 8,  # jsonq's own row
+    "parse.checksum-line": 8,  # digest --check's own row
+    # run's own rows
     "limit.output-too-large": 8, "run.program-name": 2, "run.program-not-found": 3,
     "run.spawn-failed": 8,
 }
@@ -308,7 +313,7 @@ def _format_of(args: list[bytes]) -> str | None:
 
 
 def _is_plain_text_request(args: list[bytes]) -> bool:
-    if args in ([b"skill"],):
+    if args in ([b"skill"], [b"skill", b"contract"]):
         return True
     for a in args:
         if a == b"--":
@@ -467,6 +472,25 @@ def _spawn(argv: list[bytes], stdin, env, cwd, timeout):
                           timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
+def _sibling_tool(argv0: bytes, invoked: str) -> str | None:
+    """The tack tool a repair names when it is not the binary as invoked: another of
+    ALL_TOOLS in the same directory (a repair may hand the work to a sibling tool, such as
+    seek's repair that reads bytes with peek), else None."""
+    head, _, name = argv0.rpartition(b"/")
+    if head != os.path.dirname(to_bytes(invoked)):
+        return None
+    tool = name.decode(errors="replace")
+    if tool not in ALL_TOOLS or to_bytes(bin_path(tool)) != argv0:
+        return None
+    return tool
+
+
+def widened_effects(tool: str, other: str) -> list[str]:
+    """The effects `other` has that `tool` has not (a repair by `other` must have none)."""
+    mine, theirs = introspect(tool)["effects"], introspect(other)["effects"]
+    return [k for k, v in theirs.items() if v and not mine.get(k)]
+
+
 def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
         cwd: str | os.PathLike | None = None, wrap: list[str] | None = None,
         timeout: float = 60, retries: bool = True, _depth: int = 0) -> Result:
@@ -486,17 +510,33 @@ def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
             if not (isinstance(rep, dict) and rep.get("kind") == "retry"):
                 continue
             rargv = [tob(x) for x in rep["argv"]]
-            if rargv[0] != to_bytes(argv0):
+            same = rargv[0] == to_bytes(argv0)
+            other = None if same else _sibling_tool(rargv[0], argv0)
+            if not same and other is None:
                 raise ContractViolation(
-                    f"retry argv[0] {rargv[0]!r} is not the binary as invoked {argv0!r}")
-            if _root_of(tool, rargv) != _root_of(tool, a):
+                    f"retry argv[0] {rargv[0]!r} is not the binary as invoked {argv0!r}, "
+                    f"nor another tack tool beside it")
+            by = other or tool
+            # Handing the work to another tool must not widen it either: a tool that reads
+            # nothing more than the one that failed, never a writer or a program starter.
+            if other is not None:
+                wider = widened_effects(tool, other)
+                if wider:
+                    raise ContractViolation(f"retry by {other} widens the effects {wider}: {rargv!r}")
+            if _root_of(by, rargv) != _root_of(tool, a):
                 raise ContractViolation(f"retry changes --root: {rargv!r} from {argv!r}")
-            again = run(tool, *rargv[1:], stdin=stdin, env=env, cwd=cwd, wrap=wrap,
+            again = run(by, *rargv[1:], stdin=stdin, env=env, cwd=cwd, wrap=wrap,
                         timeout=timeout, _depth=_depth + 1)
             if e["rule"] in again.rules:
                 raise ContractViolation(
                     f"retry {rargv!r} did not clear {e['rule']}: {again.out[:400]!r}")
-            RETRIES.append({"tool": tool, "rule": e["rule"], "argv": rargv, "exit": again.exit})
+            # Another tool clears the error by answering: it must succeed outright.
+            if other is not None and (again.exit != 0 or again.errors):
+                raise ContractViolation(
+                    f"retry {rargv!r} by {other} did not succeed: exit {again.exit}, "
+                    f"{again.out[:400]!r}")
+            RETRIES.append({"tool": tool, "rule": e["rule"], "argv": rargv, "exit": again.exit,
+                            "by": by})
             r.retried.append(again)
     return r
 

@@ -233,6 +233,309 @@ def test_verify_with_several_paths_is_a_conflict(tree):
     assert digests(r) == []
 
 
+# --- --check: a sha256sum/sha512sum list --------------------------------------------------
+
+def checks(r):
+    return [rec for rec in r.json if rec["type"] == "check"]
+
+
+def sha(data, algo="sha256"):
+    return hashlib.new(algo, data).hexdigest()
+
+
+def gnu_check(algo, listname, cwd):
+    p = subprocess.run([f"{algo}sum", "-c", "--", listname], capture_output=True, cwd=cwd,
+                       env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, timeout=30)
+    return p.returncode, p.stdout
+
+
+def verdicts_of_gnu(out):
+    """sha256sum -c's stdout as (name as printed, verdict) pairs."""
+    pairs = []
+    for line in out.split(b"\n")[:-1]:
+        name, v = line.rsplit(b": ", 1) if not line.endswith(b"FAILED open or read") else \
+            (line[:-len(b": FAILED open or read")], b"FAILED open or read")
+        pairs.append((name, {b"OK": "ok", b"FAILED": "mismatch",
+                             b"FAILED open or read": "error"}[v]))
+    return pairs
+
+
+def printed(name):
+    """A name as sha256sum -c prints it: escaped with a leading backslash when it has '\\n'."""
+    if b"\n" not in name:
+        return name
+    return b"\\" + name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+
+
+def differential_tree(tmp_path, algo):
+    """Files of every odd kind and a list naming them in every form sha256sum -c reads: both
+    markers, uppercase hex, escaped names, CRLF, comments, blank lines, duplicates, a changed
+    file, a missing one, a directory."""
+    rnd = random.Random(21)
+    files = {b"a.txt": b"alpha\n", b"with space.txt": b"spaced", b"back\\slash": b"bs",
+             b"new\nline": b"nl", b"all\\\nboth": b"both", b"empty": b"",
+             b"\xff\xfe-latin": b"latin", b"-rf": b"dash", b"#hash": b"hash",
+             b"big.bin": rnd.randbytes(300_000), b"sub/deep.txt": b"deep\n"}
+    os.mkdir(tmp_path / "sub")
+    for n, c in files.items():
+        (tmp_path / os.fsdecode(n)).write_bytes(c)
+    lines = []
+    for n, c in files.items():
+        h = sha(c, algo)
+        esc = b"\\" in n or b"\n" in n
+        shown = n.replace(b"\\", b"\\\\").replace(b"\n", b"\\n") if esc else n
+        lines.append((b"\\" if esc else b"") + h.encode() + b"  " + shown + b"\n")
+    h = sha(b"alpha\n", algo)
+    lines += [b"# a comment line\n", b"\n",
+              h.upper().encode() + b" *a.txt\n",              # binary marker, uppercase hex
+              h.encode() + b"  a.txt\r\n",                     # CRLF
+              h.encode() + b"  a.txt\n",                       # duplicate
+              sha(b"other", algo).encode() + b"  a.txt\n",     # changed since
+              h.encode() + b"  missing.txt\n",
+              h.encode() + b"  sub\n",                         # a directory
+              sha(b"deep\n", algo).encode() + b"  ./sub//deep.txt\n"]  # not the normal form
+    (tmp_path / "LIST").write_bytes(b"".join(lines))
+    return files
+
+
+@pytest.mark.parametrize("algo", ["sha256", "sha512"])
+def test_check_agrees_with_sha256sum_c_on_every_verdict(tmp_path, algo):
+    differential_tree(tmp_path, algo)
+    code, out = gnu_check(algo, "LIST", tmp_path)
+    want = verdicts_of_gnu(out)
+    assert code == 1 and len(want) == 18  # the fixture reaches OK, FAILED and unreadable
+    assert {v for _, v in want} == {"ok", "mismatch", "error"}
+    r = run("digest", "--root", tmp_path, "--check", "LIST")
+    got = [(printed(tack.tob(c["path"])), c["verdict"]) for c in checks(r)]
+    assert got == want
+    assert all(c["algo"] == algo for c in checks(r))
+    # sha256sum -c's text, byte for byte
+    t = run("digest", "--root", tmp_path, "--format", "text", "--check", "LIST")
+    assert t.out == out
+    # without --root, names are relative to the working directory, as sha256sum's are
+    n = run("digest", "--check", "LIST", cwd=tmp_path)
+    assert [(printed(tack.tob(c["path"])), c["verdict"]) for c in checks(n)] == want
+
+
+def test_check_records_errors_and_end(tmp_path):
+    files = differential_tree(tmp_path, "sha256")
+    r = run("digest", "--root", tmp_path, "--check", "LIST")
+    assert r.exit == 8  # the first error: the changed a.txt
+    kinds = [(x["type"], x.get("verdict") or x.get("error", {}).get("rule")) for x in r.json]
+    tail = kinds[len(files) + 3:]
+    assert tail == [("check", "mismatch"), ("error", "precondition.hash-failed"),
+                    ("check", "error"), ("error", "io.not-found"),
+                    ("check", "error"), ("error", "io.is-a-directory"),
+                    ("check", "ok"), ("end", None)]
+    mism = r.errors[0]
+    assert mism["detail"]["expected"] == sha(b"other") and mism["detail"]["actual"] == sha(b"alpha\n")
+    assert mism["detail"]["line"] == len(files) + 6 and mism["detail"]["list"] == "LIST"
+    assert mism["repair"]["kind"] == "none"
+    assert r.errors[1]["detail"]["line"] == len(files) + 7
+    for c in checks(r):
+        if c["verdict"] == "error":
+            assert c["actual"] is None and c["bytes"] is None
+        else:
+            assert c["bytes"] == len((tmp_path / os.fsdecode(tack.tob(c["path"]))).read_bytes())
+    up = checks(r)[len(files)]
+    assert up["expected"] == sha(b"alpha\n") and up["verdict"] == "ok"  # uppercase, lowercased
+    e = r.json[-1]
+    assert (e["entries"], e["passed"], e["mismatched"], e["unreadable"], e["malformed"]) == \
+        (len(files) + 7, len(files) + 4, 1, 2, 0)
+    assert e["failed"] == ["a.txt", "missing.txt", "sub"] and e["errors"] == 3
+    assert e["files"] == len(files) + 5 and e["complete"] is False
+
+
+def test_check_all_good_is_success_and_round_trips_digest_text(tree):
+    names = tree.odd_names()
+    t = run("digest", "--root", tree.root, "--format", "text", "--", *names)
+    tree.write("odd.sums", t.out)
+    r = run("digest", "--root", tree.root, "--check", "odd.sums")
+    assert r.exit == 0 and r.errors == []
+    assert [tack.tob(c["path"]) for c in checks(r)] == list(names)
+    assert all(c["verdict"] == "ok" and c["actual"] == c["expected"] for c in checks(r))
+    e = r.json[-1]
+    assert e["ok"] is True and e["complete"] is True and e["failed"] == []
+    assert e["passed"] == e["entries"] == len(names)
+    assert checks(r)[-1]["path"] == {"b64": tack.base64.b64encode(b"\xff\xfe-latin.txt").decode()}
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"# only a comment\n", b"\r\n# x\r\n"],
+                         ids=["empty", "blank", "comment", "crlf-blank"])
+def test_check_a_list_without_entries_is_no_match(tree, content):
+    tree.write("nothing.sums", content)
+    r = run("digest", "--root", tree.root, "--check", "nothing.sums")
+    assert r.rules == ["precondition.no-match"] and r.exit == 8
+    assert r.errors[0]["detail"] == {"path": "nothing.sums", "lines": content.count(b"\n")}
+    assert checks(r) == [] and r.json[-1]["entries"] == 0
+
+
+def test_check_crlf_list_blank_lines_and_spaces_in_names(tree):
+    tree.write("a b  c.txt", b"spaced\n")
+    h = sha(b"spaced\n")
+    tree.write("crlf.sums", f"\r\n{h}  a b  c.txt\r\n\r\n{h} *a b  c.txt\r\n".encode())
+    r = run("digest", "--root", tree.root, "--check", "crlf.sums")
+    assert r.exit == 0
+    assert [(c["line"], c["path"], c["verdict"]) for c in checks(r)] == \
+        [(2, "a b  c.txt", "ok"), (4, "a b  c.txt", "ok")]
+
+
+@pytest.mark.parametrize("line,reason", [
+    (b"junk", "format"),
+    (b"abc", "format"),
+    (b"SHA256 (plain.txt) = " + b"0" * 64, "format"),
+    (b"0" * 63 + b"  plain.txt", "hex-length"),
+    (b"0" * 65 + b"  plain.txt", "hex-length"),
+    (b"0" * 64 + b" plain.txt", "separator"),
+    (b"0" * 64 + b"\tplain.txt", "format"),
+    (b"0" * 64, "separator"),
+    (b"0" * 64 + b"g  plain.txt", "format"),
+    (b"\\" + b"0" * 64 + b"  a\\tb", "escape"),
+    (b"\\" + b"0" * 64 + b"  ab\\", "escape"),
+    (b"0" * 64 + b"  ", "empty-name"),
+    (b"0" * 64 + b" *", "empty-name"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_check_malformed_line_is_tagged_and_the_rest_is_checked(tree, line, reason):
+    good = sha(tack.PLAIN).encode() + b"  plain.txt\n"
+    tree.write("bad.sums", good + line + b"\n" + good)
+    r = run("digest", "--root", tree.root, "--check", "bad.sums")
+    assert r.rules == ["parse.checksum-line"] and r.exit == 8
+    d = r.errors[0]["detail"]
+    assert (d["path"], d["line"], d["reason"], d["length"]) == ("bad.sums", 2, reason, len(line))
+    assert tack.tob(d["text"]) == line
+    assert [(c["line"], c["verdict"]) for c in checks(r)] == [(1, "ok"), (3, "ok")]
+    assert r.json[-1]["malformed"] == 1 and r.json[-1]["failed"] == []
+    # sha256sum -c calls the same line improperly formatted and checks the rest too (except
+    # the BSD tagged form, which it reads and digest does not)
+    if not line.startswith(b"SHA256 ("):
+        code, out = gnu_check("sha256", "bad.sums", tree.root)
+        assert out == b"plain.txt: OK\nplain.txt: OK\n"
+
+
+def test_check_algo_given_must_agree_with_the_hash_length(tree):
+    h256, h512 = sha(tack.PLAIN), sha(tack.PLAIN, "sha512")
+    tree.write("mixed.sums", f"{h256}  plain.txt\n{h512}  plain.txt\n".encode())
+    r = run("digest", "--root", tree.root, "--check", "mixed.sums")
+    assert r.exit == 0 and [c["algo"] for c in checks(r)] == ["sha256", "sha512"]
+    r = run("digest", "--root", tree.root, "--algo", "sha512", "--check", "mixed.sums")
+    assert r.rules == ["parse.checksum-line"] and r.errors[0]["detail"]["reason"] == "algo"
+    assert r.errors[0]["detail"]["line"] == 1 and [c["line"] for c in checks(r)] == [2]
+    r = run("digest", "--root", tree.root, "--algo", "sha256", "--check", "mixed.sums")
+    assert r.errors[0]["detail"]["line"] == 2 and [c["line"] for c in checks(r)] == [1]
+
+
+def test_check_names_are_confined_per_entry_and_never_followed(tree):
+    tree.fifo("fifo")
+    secret = sha(SECRET + b"\n")
+    lines = [f"{secret}  ../outside/secret.txt", f"{secret}  {tree.outside}/secret.txt",
+             f"{sha(tack.PLAIN)}  {tree.root}/plain.txt", f"{secret}  link_out_file",
+             f"{secret}  fifo", f"{secret}  dir/../../outside/secret.txt",
+             f"{sha(tack.PLAIN)}  dir/../plain.txt", f"{sha(tack.PLAIN)}  plain\0.txt",
+             f"{secret}  {'a/' * 2049}", f"{sha(tack.PLAIN)}  plain.txt"]
+    tree.write("confine.sums", "\n".join(lines).encode() + b"\n")
+    t = time.monotonic()
+    r = run("digest", "--root", tree.root, "--check", "confine.sums", timeout=10)
+    assert time.monotonic() - t < 10
+    assert r.rules == ["path.dotdot", "path.outside-root", "path.absolute", "path.symlink",
+                       "io.special-file", "path.dotdot", "path.dotdot", "path.bad-name",
+                       "path.too-long"]
+    assert r.exit == 2
+    assert [c["verdict"] for c in checks(r)] == ["error"] * 9 + ["ok"]
+    for c in checks(r):
+        assert c["actual"] != secret
+    for e in r.errors:
+        assert e["repair"] is None or e["repair"]["kind"] != "retry"  # the list is the fix
+        assert e["detail"]["list"] == "confine.sums"
+    # the spelling that would have been right is named, not followed
+    assert r.errors[2]["detail"]["suggested"] == "plain.txt"
+    assert r.errors[6]["detail"]["suggested"] == "plain.txt"
+
+
+def test_check_the_list_itself_is_confined(tree):
+    tree.fifo("fifo")
+    for path, rule in [("../outside/secret.txt", "path.dotdot"), ("link_out_file", "path.symlink"),
+                       ("fifo", "io.special-file"), ("dir", "io.is-a-directory"),
+                       ("missing.sums", "io.not-found"), (f"{tree.outside}/secret.txt",
+                                                          "path.outside-root")]:
+        r = run("digest", "--root", tree.root, "--check", path, timeout=10)
+        assert r.rules == [rule], path
+        assert checks(r) == []
+
+
+def test_check_list_spelled_with_dotdot_or_absolute_is_retried(tree):
+    tree.write("dir/p.sums", sha(tack.PLAIN).encode() + b"  plain.txt\n")
+    for spelled in ("dir/sub/../p.sums", f"{tree.root}/dir/p.sums"):
+        r = run("digest", "--root", tree.root, "--check", spelled)
+        assert r.retried and r.retried[0].exit == 0
+        assert checks(r.retried[0])[0]["verdict"] == "ok"
+
+
+def test_check_duplicates_and_exit_of_the_first_error(tree):
+    h = sha(tack.PLAIN)
+    tree.write("dup.sums", f"{h}  missing.txt\n{h}  plain.txt\n{h}  plain.txt\n{'0' * 64}  plain.txt\n"
+               .encode())
+    r = run("digest", "--root", tree.root, "--check", "dup.sums")
+    assert r.rules == ["io.not-found", "precondition.hash-failed"] and r.exit == 3
+    assert [c["verdict"] for c in checks(r)] == ["error", "ok", "ok", "mismatch"]
+    assert r.json[-1]["failed"] == ["missing.txt", "plain.txt"]
+
+
+def test_check_failed_names_are_capped_with_counts(tree):
+    h = sha(b"")
+    tree.write("many.sums", b"".join(f"{h}  gone{i}\n".encode() for i in range(150)))
+    r = run("digest", "--root", tree.root, "--check", "many.sums")
+    e = r.json[-1]
+    assert e["unreadable"] == 150 and len(e["failed"]) == 100
+    assert e["failed"] == [f"gone{i}" for i in range(100)] and e["errors"] == 150
+
+
+def test_check_text_mode(tree):
+    h = sha(tack.PLAIN)
+    tree.write("t.sums", f"{h}  plain.txt\n{'0' * 64}  plain.txt\n{h}  missing.txt\nbad\n".encode())
+    t = run("digest", "--root", tree.root, "--format", "text", "--check", "t.sums")
+    assert t.exit == 8
+    assert t.out == b"plain.txt: OK\nplain.txt: FAILED\nmissing.txt: FAILED open or read\n"
+    assert [l.split(b": ")[1] for l in t.err.splitlines()] == \
+        [b"precondition.hash-failed", b"io.not-found", b"parse.checksum-line"]
+    # a name with \r is escaped as one with \n is, so the line stays whole on a terminal
+    # (sha256sum -c 9.1 escapes only for \n)
+    tree.write(b"c\rr", b"c")
+    tree.write("cr.sums", b"\\" + sha(b"c").encode() + b"  c\\rr\n")
+    t = run("digest", "--root", tree.root, "--format", "text", "--check", "cr.sums")
+    assert t.exit == 0 and t.out == b"\\c\\rr: OK\n"
+
+
+def test_check_argument_conflicts(tree):
+    tree.write("p.sums", sha(tack.PLAIN).encode() + b"  plain.txt\n")
+    r = run("digest", "--root", tree.root, "--check", "p.sums", "plain.txt")
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["flags"] == ["--check", "PATH"]
+    r = run("digest", "--root", tree.root, "--check", "p.sums", "--verify", "0" * 64)
+    assert r.rules == ["args.conflict"]
+    r = run("digest", "--root", tree.root)
+    assert r.rules == ["args.missing-operand"]
+
+
+@pytest.mark.slow
+def test_check_a_2gib_line_is_measured_not_held(tmp_path):
+    """A line of 2 GiB (a sparse file): one tagged error with its length, the next line still
+    checked, and memory flat."""
+    (tmp_path / "plain.txt").write_bytes(tack.PLAIN)
+    long = 2 * 1024 * MiB
+    with open(tmp_path / "huge.sums", "wb") as f:
+        f.write(sha(tack.PLAIN).encode() + b"  plain.txt\n")
+        f.seek(f.tell() + long)
+        f.write(b"\n" + sha(tack.PLAIN).encode() + b"  plain.txt\n")
+    r = run("digest", "--root", tmp_path, "--check", "huge.sums", timeout=120)
+    assert r.rules == ["parse.checksum-line"]
+    d = r.errors[0]["detail"]
+    assert (d["line"], d["reason"], d["length"]) == (2, "too-long", long) and "text" not in d
+    assert [(c["line"], c["verdict"]) for c in checks(r)] == [(1, "ok"), (3, "ok")]
+    p = subprocess.run([str(tack.BIN.parent / "support" / "maxrss"), tack.bin_path("digest"),
+                        "--root", str(tmp_path), "--check", "huge.sums"],
+                       capture_output=True, timeout=120)
+    assert p.returncode == 8 and int(p.stdout.split()[-1]) < 16 * 1024, p
+
+
 # --- M3: every declared rule reached ------------------------------------------------------
 
 R = "{root}"
@@ -260,13 +563,43 @@ FIXTURES = [
     ("io.permission-denied", [R, "noaccess.txt"], {"wrap": tack.NO_DAC}),
     ("io.read-failed", ["/proc/self/mem"], {}),
     ("precondition.hash-failed", [R, "--verify", "0" * 64, "plain.txt"], {}),
+    # --check: the list's own path, each entry's, and the list's lines
+    ("args.conflict", [R, "--check", "good.sums", "plain.txt"], {}),
+    ("args.conflict", [R, "--check", "good.sums", "--verify", "0" * 64], {}),
+    ("path.dotdot", [R, "--check", "../good.sums"], {}),
+    ("path.absolute", [R, "--check", R + "/good.sums"], {}),
+    ("io.not-found", [R, "--check", "missing.sums"], {}),
+    ("io.special-file", [R, "--check", "fifo"], {}),
+    ("io.not-found", [R, "--check", "entries.sums"], {}),
+    ("precondition.hash-failed", [R, "--check", "changed.sums"], {}),
+    ("path.dotdot", [R, "--check", "dotdot.sums"], {}),
+    ("path.symlink", [R, "--check", "link.sums"], {}),
+    ("io.is-a-directory", [R, "--check", "dir.sums"], {}),
+    ("path.bad-name", [R, "--check", "nul.sums"], {}),
+    ("io.read-failed", ["--check", "/proc/self/mem"], {}),
+    ("parse.checksum-line", [R, "--check", "bad.sums"], {}),
+    ("parse.checksum-line", [R, "--algo", "sha512", "--check", "good.sums"], {}),
+    ("precondition.no-match", [R, "--check", "empty.txt"], {}),
 ]
+
+LISTS = {
+    "good.sums": hashlib.sha256(tack.PLAIN).hexdigest() + "  plain.txt\n",
+    "entries.sums": hashlib.sha256(tack.PLAIN).hexdigest() + "  missing.txt\n",
+    "changed.sums": "0" * 64 + "  plain.txt\n",
+    "dotdot.sums": "0" * 64 + "  ../outside/secret.txt\n",
+    "link.sums": "0" * 64 + "  link_out_file\n",
+    "dir.sums": "0" * 64 + "  dir\n",
+    "bad.sums": "not a checksum line\n",
+    "nul.sums": "0" * 64 + "  plain\0.txt\n",
+}
 
 
 def _fixture(tree, args, opts, extra=()):
     tree.fifo("fifo") if not os.path.exists(tree.p("fifo")) else None
     if not os.path.exists(tree.p("noaccess.txt")):
         tree.no_access("noaccess.txt")
+    for name, text in LISTS.items():
+        tree.write(name, text.encode())
     a = []
     for x in args:
         if x == R:
@@ -552,3 +885,58 @@ def test_same_bytes_in_every_sink(tree):
                 for sink in tack.SINKS}
         assert len(seen) == 1, seen
         assert seen.pop()[1]
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c.update(expected=c["expected"] * 2),  # sha512's length with algo sha256
+    lambda c: c.update(actual=c["actual"].upper()),
+    lambda c: c.update(verdict="maybe"),
+    lambda c: c.update(actual=None),                  # no hash, yet a verdict from one
+    lambda c: c.update(verdict="error"),              # an error with a hash
+    lambda c: c.update(line=0),
+    lambda c: c.pop("bytes"),
+    lambda c: c.update(extra=1),
+], ids=["length-vs-algo", "uppercase", "verdict", "ok-without-actual", "error-with-actual",
+        "line-0", "missing", "extra"])
+def test_schema_rejects_broken_check_records(tree, mutate):
+    tree.write("p.sums", hashlib.sha256(tack.PLAIN).hexdigest().encode() + b"  plain.txt\n")
+    rec = dict(checks(run("digest", "--root", tree.root, "--check", "p.sums"))[0])
+    tack.validate("digest", rec)
+    mutate(rec)
+    with pytest.raises(tack.ContractViolation):
+        tack.validate("digest", rec)
+
+
+def test_check_same_bytes_in_every_sink(tree):
+    h = hashlib.sha256(tack.PLAIN).hexdigest()
+    tree.write("s.sums", f"{h}  plain.txt\n{h}  missing.txt\nbad\n".encode())
+    for args in (["--check", "s.sums"], ["--format", "text", "--check", "s.sums"]):
+        argv = [tack.bin_path("digest"), "--root", str(tree.root), *args]
+        seen = {tack.run_sink(argv, sink, env={"PATH": "/usr/bin"}, cwd="/")
+                for sink in tack.SINKS}
+        assert len(seen) == 1, seen
+
+
+@pytest.mark.slow
+def test_check_peak_rss_is_flat_in_the_list_length(tmp_path):
+    """A list of 100 000 entries (half failing, so the failed names and error records run up
+    to their caps) costs what a list of 1 000 does."""
+    (tmp_path / "f").write_bytes(b"x")
+    ok = hashlib.sha256(b"x").hexdigest()
+    for n in (1000, 100_000):
+        with open(tmp_path / f"l{n}", "wb") as f:
+            for i in range(n):
+                f.write(f"{ok if i % 2 else '0' * 64}  {'f' if i % 4 else f'gone{i}'}\n".encode())
+    launcher = str(tack.BIN.parent / "support" / "maxrss")
+    rss = {}
+    for n in (1000, 100_000):
+        p = subprocess.run([launcher, tack.bin_path("digest"), "--root", str(tmp_path), "--check",
+                            f"l{n}"], capture_output=True, timeout=300)
+        assert p.returncode == 3, p  # the first entry names a missing file
+        rss[n] = int(p.stdout.split()[-1])
+    assert rss[100_000] <= 1.5 * rss[1000], rss
+    r = run("digest", "--root", tmp_path, "--check", "l100000", timeout=300)
+    e = r.json[-1]
+    assert (e["entries"], e["passed"], e["mismatched"], e["unreadable"]) == \
+        (100_000, 50_000, 25_000, 25_000)
+    assert len(e["failed"]) == 100

@@ -5,7 +5,10 @@ numbers, 1e400, empty keys, keys with / and ~, random whitespace): values byte f
 the document's own compact text and semantically against `jq -c getpath(P)` (numbers compared
 as jq holds them, doubles clamped to the largest finite one), --keys against keys_unsorted,
 --length against length, --type against type; misses against a Python model of the document
-(the longest prefix that resolved, the first token that did not). The validity verdict against
+(the longest prefix that resolved, the first token that did not); every answer's offset and
+line against where the node's own text starts. Documents with repeated keys against a model
+that follows the first copy: query.duplicate-key exactly where the path is ambiguous, naming
+the shallowest repeat, and jq's answer everywhere else. The validity verdict against
 Python's strict json module on mutated documents, with the error offset never before the
 mutated byte and a truncated document always ending "unexpected-end" exactly at its end. M3:
 every declared rule reached, every retry executed (tack.run) and clearing its rule. And the
@@ -42,6 +45,7 @@ DOC = (b'{"a": [1, 2.5, {"b": "x\\/y", "c": null}],\n "t": true, "big": 12345678
 def jtree(tree):
     tree.write("d.json", DOC)
     tree.write("dup.json", b'{"a": 1, "b": [], "a": 2, "a": {"x": 1}}')
+    tree.write("slash.json", b'{"k/x": {"y": true}}')
     tree.write("broken.json", b'{\n  "a": [1,\n   2,,\n]}')
     tree.write("scalar.json", b'  "just a string"  \n')
     tree.write("empty.json", b"")
@@ -70,6 +74,17 @@ def run_value(*args, stdin: bytes | None = None, cwd=None, wrap=None):
     masked = p.stdout[:i] + b',"value":null' + p.stdout[j:]
     doc = tack.check_output(J, [tack.to_bytes(a) for a in args], p.returncode, masked, p.stderr)
     return doc, value
+
+
+def place(text: bytes, offset: int) -> dict:
+    """Where a byte is, as jsonq says it: offset, 1-based line (lines end at \\n), byte column."""
+    start = text.rfind(b"\n", 0, offset) + 1
+    return {"offset": offset, "line": text.count(b"\n", 0, offset) + 1,
+            "column": offset - start + 1}
+
+
+def located(d: dict) -> dict:
+    return {k: d[k] for k in ("offset", "line", "column")}
 
 
 def pointer(tokens) -> str:
@@ -104,7 +119,7 @@ def gen_string(rng, keyish=False):
     return raw, "".join(p[1] for p in parts)
 
 
-def gen(rng, depth=0) -> Node:
+def gen(rng, depth=0, dups=False) -> Node:
     ws = lambda: rng.choice(SPACES)  # noqa: E731
     pick = rng.randrange(7 if depth < 5 else 4)
     if pick == 0:
@@ -118,7 +133,7 @@ def gen(rng, depth=0) -> Node:
         t = rng.choice(["true", "false", "null"])
         return Node("null" if t == "null" else "boolean", t, t)
     if pick in (3, 4):
-        kids = [gen(rng, depth + 1) for _ in range(rng.randrange(5))]
+        kids = [gen(rng, depth + 1, dups) for _ in range(rng.randrange(5))]
         compact = "[" + ",".join(k.compact for k in kids) + "]"
         text = "[" + ",".join(ws() + k.text + ws() for k in kids) + ws() + "]"
         return Node("array", compact, text, children=list(enumerate(kids)))
@@ -126,10 +141,10 @@ def gen(rng, depth=0) -> Node:
     for _ in range(rng.randrange(5)):
         raw, s = rng.choice([gen_string(rng, True), ('""', ""), ('"a/b"', "a/b"),
                              ('"~"', "~"), ('"~1"', "~1"), ('"-"', "-"), ('"0"', "0")])
-        if s not in seen:  # duplicates have their own test: jq keeps the last, jsonq the first
+        if dups or s not in seen:  # repeated keys have their own test: jsonq refuses them
             seen.add(s)
             keys.append((raw, s))
-    kids = [(k, gen(rng, depth + 1)) for k in keys]
+    kids = [(k, gen(rng, depth + 1, dups)) for k in keys]
     compact = "{" + ",".join(raw + ":" + n.compact for (raw, _), n in kids) + "}"
     text = "{" + ",".join(ws() + raw + ws() + ":" + ws() + n.text + ws()
                           for (raw, _), n in kids) + ws() + "}"
@@ -187,6 +202,65 @@ def miss_model(root: Node, tokens):
     return None
 
 
+def path_model(root: Node, tokens):
+    """What jsonq answers for a pointer, following an object's first copy of a key:
+    ("repeated", tokens resolved, key, copies) at the shallowest key the path repeats, else
+    ("miss", tokens resolved) or ("ok", node)."""
+    node = root
+    for i, t in enumerate(tokens):
+        if node.kind == "object":
+            nxt = [n for k, n in node.children if k == t]
+            if len(nxt) > 1:
+                return ("repeated", i, t, len(nxt))
+        elif node.kind == "array":
+            ok = t == "0" or (t.isdigit() and not t.startswith("0") and t.isascii())
+            nxt = [node.children[int(t)][1]] if ok and int(t) < len(node.children) else []
+        else:
+            nxt = []
+        if not nxt:
+            return ("miss", i)
+        node = nxt[0]
+    return ("ok", node)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_m5_repeated_keys_are_refused_exactly_where_the_path_is_ambiguous(tmp_path, seed):
+    """Documents with repeated keys: a pointer through one is query.duplicate-key naming the
+    shallowest, with every copy's offset; any other pointer answers, and agrees with jq."""
+    rng = random.Random(seed * 104729 + 3)
+    root = gen(rng, dups=True)
+    while root.kind != "object":
+        root = gen(rng, dups=True)
+    text = root.text.encode()
+    f = tmp_path / "dups.json"
+    f.write_bytes(text)
+    nodes = list(walk(root))
+    chosen = rng.sample(nodes, min(16, len(nodes)))
+    oks = []
+    for path, _ in chosen:
+        tokens = [str(t) for t in path]
+        if "\x00" in pointer(tokens):  # no argv holds a NUL
+            continue
+        model = path_model(root, tokens)
+        r = run(J, "--type", "--pointer", pointer(tokens), f)
+        if model[0] == "repeated":
+            _, i, key, count = model
+            assert r.rules == ["query.duplicate-key"], (pointer(tokens), r)
+            d = r.doc["error"]["detail"]
+            assert (d["resolved"], tack.tob(d["key"]), d["count"]) == (
+                pointer(tokens[:i]), key.encode(), count)
+            for c in d["copies"]:
+                assert text[c["offset"]] == ord('"') and c["line"] == place(text, c["offset"])["line"]
+        else:
+            assert model[0] == "ok" and r.exit == 0, (pointer(tokens), model, r)
+            assert r.data["kind"] == model[1].kind
+            assert text[r.data["offset"]:].startswith(model[1].text.encode())
+            oks.append((path, model[1]))
+    for (path, node), (jv, *_rest) in zip(oks, jq_answers(text, [p for p, _ in oks])):
+        raw = run_value("--pointer", pointer(path), f)[1]
+        assert semantic(json.loads(raw)) == semantic(jv), (pointer(path), raw, jv)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_m5_differential_against_jq(tmp_path, seed):
     rng = random.Random(seed * 7919 + 1)
@@ -204,11 +278,16 @@ def test_m5_differential_against_jq(tmp_path, seed):
         # The value: byte for byte the document's own compact text, and what jq reads there.
         doc, raw = run_value("--pointer", ptr, f)
         assert doc["data"]["kind"] == node.kind
+        # Where it starts: the node's own text, as written, begins at the offset.
+        off = doc["data"]["offset"]
+        assert text[off:].startswith(node.text.encode()), (ptr, off, node.text)
+        assert located(doc["data"]) == place(text, off)
         assert raw == node.compact.encode(), (ptr, raw, node.compact)
         assert semantic(json.loads(raw)) == semantic(jv), (ptr, raw, jv)
         want_type = "number" if node.kind in ("integer", "float") else node.kind
         assert jtype == want_type
-        assert data(run(J, "--type", "--pointer", ptr, f))["kind"] == node.kind
+        typed = data(run(J, "--type", "--pointer", ptr, f))
+        assert typed["kind"] == node.kind and located(typed) == located(doc["data"])
         assert data(run(J, "--exists", "--pointer", ptr, f))["exists"] is True
         if node.kind == "object":
             assert data(run(J, "--keys", "--pointer", ptr, f))["keys"] == jkeys
@@ -250,9 +329,13 @@ def test_m5_differential_against_jq(tmp_path, seed):
 ])
 def test_values_are_returned_as_the_document_wrote_them(jtree, ptr, kind, raw):
     doc, got = run_value("--root", jtree.root, "--pointer", ptr, "d.json")
-    assert doc["data"] == {"pointer": ptr, "kind": kind, "value": None}
+    d = doc["data"]
+    assert d == {"pointer": ptr, "kind": kind, **place(DOC, d["offset"]), "value": None}
     if raw is not None:
         assert got == raw
+        assert DOC[d["offset"]:].startswith(raw if kind not in ("array", "object") else raw[:1])
+        if kind == "array":
+            assert d["offset"] == DOC.index(b"[1, 2.5")
     else:  # the whole document, whitespace outside strings removed and nothing else changed
         assert got == (b'{"a":[1,2.5,{"b":"x\\/y","c":null}],"t":true,'
                        b'"big":12345678901234567890123,"e":1e400,"k~/":{"":0},'
@@ -267,31 +350,215 @@ def test_string_whitespace_and_replacement_characters_survive_byte_for_byte(tmp_
     assert run_value("--pointer", "/k/0", f)[1] == inner
 
 
-def test_duplicate_keys_first_wins_and_are_listed_once(jtree):
+# --- repeated keys: a path through one is refused, whichever copy other parsers take -----------
+
+def dup_error(r, key, resolved, count):
+    assert r.rules == ["query.duplicate-key"] and r.exit == 8, r
+    e = r.doc["error"]
+    d = e["detail"]
+    assert (tack.tob(d["key"]), d["resolved"], d["count"]) == (key, resolved, count), d
+    assert e["repair"]["kind"] == "none" and "last" in e["hint"]
+    assert "data" not in r.doc
+    return d
+
+
+@pytest.mark.parametrize("flag", [[], ["--exists"], ["--type"], ["--keys"], ["--length"]])
+def test_a_key_repeated_at_the_root_is_refused_with_every_copy(jtree, flag):
+    text = jtree.p("dup.json")
+    doc = open(text, "rb").read()
+    r = run(J, "--root", jtree.root, *flag, "--pointer", "/a", "dup.json")
+    d = dup_error(r, b"a", "", 3)
+    assert [c["offset"] for c in d["copies"]] == [1, 18, 26]
+    assert all(doc[c["offset"]:c["offset"] + 3] == b'"a"' for c in d["copies"])
+    assert all(c["line"] == 1 for c in d["copies"])
+    # Through it, whatever the first copy holds (a number has no /x: still the repeat first).
+    r = run(J, "--root", jtree.root, *flag, "--pointer", "/a/x", "dup.json")
+    dup_error(r, b"a", "", 3)
+
+
+def test_a_repeat_off_the_path_still_answers_and_the_object_reads_as_written(jtree):
     r = lambda *a: run(J, "--root", jtree.root, *a, "dup.json")  # noqa: E731
-    assert data(r("--pointer", "/a")) == {"pointer": "/a", "kind": "integer", "value": 1}
-    assert data(r("--keys")) == {"pointer": "", "kind": "object", "keys": ["a", "b"]}
-    assert data(r("--length"))["length"] == 2
-    # The object itself is returned as written, duplicates and all.
+    assert data(r("--pointer", "/b"))["value"] == []
+    assert data(r("--keys")) == {"pointer": "", "kind": "object", "offset": 0, "line": 1,
+                                 "column": 1, "keys": ["a", "b"], "repeated": ["a"]}
+    assert data(r("--length"))["length"] == 2 and data(r("--length"))["repeated"] == ["a"]
     assert run_value("--root", jtree.root, "dup.json")[1] == b'{"a":1,"b":[],"a":2,"a":{"x":1}}'
-    # jq keeps the last: the documented difference.
+    # jq keeps the last copy, where jsonq refuses: the documented difference.
     jq = subprocess.run(["/usr/bin/jq", "-c", ".a"], input=b'{"a":1,"a":2}', capture_output=True)
     assert jq.stdout == b"2\n"
 
 
-def test_keys_are_decoded_and_matched_decoded(tmp_path):
+def test_repeats_deep_on_the_path_in_array_elements_and_off_it(tmp_path):
+    f = tmp_path / "deep.json"
+    text = (b'{"x": {"y": [\n  {"k": 1,\n   "k": 2},\n  {"k": 3}\n]},\n'
+            b' "z": {"d": 1, "d": 2}, "w": 0}')
+    f.write_bytes(text)
+    d = dup_error(run(J, "--pointer", "/x/y/0/k", f), b"k", "/x/y/0", 2)
+    assert [c["line"] for c in d["copies"]] == [2, 3]
+    assert [text[c["offset"]:c["offset"] + 3] for c in d["copies"]] == [b'"k"'] * 2
+    assert data(run(J, "--pointer", "/x/y/1/k", f))["value"] == 3
+    assert data(run(J, "--pointer", "/w", f))["value"] == 0
+    assert data(run(J, "--exists", "--pointer", "/x/y/2", f))["exists"] is False
+    dup_error(run(J, "--exists", "--pointer", "/z/d", f), b"d", "/z", 2)
+    assert data(run(J, "--keys", "--pointer", "/z", f))["repeated"] == ["d"]
+    assert "repeated" not in data(run(J, "--keys", "--pointer", "/x", f))
+
+
+def test_the_shallowest_repeat_is_named_and_outranks_a_miss_in_the_first_copy(tmp_path):
+    f = tmp_path / "two.json"
+    f.write_bytes(b'{"a": {"b": 1, "b": 2}, "a": {}}')
+    dup_error(run(J, "--pointer", "/a/b", f), b"a", "", 2)
+    dup_error(run(J, "--pointer", "/a/zz", f), b"a", "", 2)  # not no-such-path
+    assert data(run(J, "--exists", "--pointer", "/q", f))["exists"] is False
+
+
+def test_keys_are_compared_decoded_so_an_escaped_copy_is_a_repeat(tmp_path):
     f = tmp_path / "k.json"
-    f.write_bytes(b'{"a\\/b": 1, "\\u00e9": 2, "\\u0041": 3, "A": 4, "\\ud83d\\ude00": 5}')
+    text = b'{"a\\/b": 1, "\\u00e9": 2, "\\u0041": 3, "A": 4, "\\ud83d\\ude00": 5}'
+    f.write_bytes(text)
     assert data(run(J, "--keys", f))["keys"] == ["a/b", "\u00e9", "A", "\U0001f600"]
+    assert data(run(J, "--keys", f))["repeated"] == ["A"]
     assert data(run(J, "--pointer", "/a~1b", f))["value"] == 1
     assert data(run(J, "--pointer", "/\u00e9", f))["value"] == 2
-    assert data(run(J, "--pointer", "/A", f))["value"] == 3  # "\u0041" is "A": first wins
+    d = dup_error(run(J, "--pointer", "/A", f), b"A", "", 2)  # "\u0041" is "A"
+    assert [c["offset"] for c in d["copies"]] == [text.index(b'"\\u0041"'), text.index(b'"A"')]
     assert data(run(J, "--pointer", "/\U0001f600", f))["value"] == 5
+
+
+def test_many_copies_are_counted_and_their_places_capped(tmp_path):
+    body = b",\n".join(b'"k": %d' % i for i in range(40))
+    r = run(J, "--pointer", "/k", stdin=b"{" + body + b"}")
+    d = dup_error(r, b"k", "", 40)
+    assert len(d["copies"]) == 16 and [c["line"] for c in d["copies"]] == list(range(1, 17))
+    assert "…" in r.doc["error"]["message"]
+
+
+def test_a_key_that_is_not_utf8_is_refused_and_a_pointer_that_is_not_is_echoed(tmp_path):
+    r = run(J, "--pointer", "/a", stdin=b'{"\xff": 1, "\xff": 2}')
+    assert r.rules == ["parse.json"] and r.doc["error"]["detail"]["reason"] == "invalid-utf8"
+    r = run(J, "--pointer", b"/\xff~1x/y", stdin=b'{"\\u00ff/x": {"y": 1}, "a/b": 2}')
+    assert r.rules == ["query.no-such-path"] and r.doc["error"]["repair"] is None
+    assert tack.tob(r.doc["error"]["detail"]["missing"]) == b"\xff/x"
+
+
+# --- where a value is ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,text,ptr,written", [
+    ("crlf", b'{\r\n  "a": 1,\r\n  "b": [true,\r\n    "x"]\r\n}\r\n', "/b/1", b'"x"'),
+    ("bom", b'\xef\xbb\xbf{"a":\n 7}', "/a", b"7"),
+    ("bom-root", b'\xef\xbb\xbf [1]', "", b"[1]"),
+    ("no-final-newline", b'[\n1,\n2,\n{"z": null}]', "/2/z", b"null"),
+    ("last-line-object", b'[1,\n\n\n{"z": {}}]', "/1/z", b"{}"),
+    ("scalar-root", b'\n\n  -15 ', "", b"-15"),
+    ("multibyte-column", '{"\u00e9\u00e9": "\u20ac", "k": false}'.encode(), "/k", b"false"),
+    ("tabs", b'{"a":\t\t[\t0\t]}', "/a/0", b"0"),
+])
+def test_every_answer_says_where_its_value_starts(tmp_path, name, text, ptr, written):
+    f = tmp_path / "p.json"
+    f.write_bytes(text)
+    for source in ({"args": [f]}, {"args": [], "stdin": text}):
+        for flag in ([], ["--type"], ["--exists"]):
+            r = run(J, *flag, "--pointer", ptr, *source["args"], stdin=source.get("stdin"))
+            d = data(r)
+            assert text[d["offset"]:].startswith(written), (name, d)
+            assert located(d) == place(text, d["offset"]), (name, d)
+    assert data(run(J, "--exists", "--pointer", ptr + "/nope", f)) == {
+        "pointer": ptr + "/nope", "kind": None, "exists": False}
+
+
+def test_the_crlf_line_is_the_one_peek_and_edit_count(tmp_path):
+    text = b'{\r\n  "a": 1,\r\n  "b": [true,\r\n    "x"]\r\n}\r\n'
+    f = tmp_path / "c.json"
+    f.write_bytes(text)
+    d = data(run(J, "--pointer", "/b/1", f))
+    assert (d["line"], d["column"]) == (4, 5)
+    assert text.split(b"\n")[d["line"] - 1] == b'    "x"]\r'
+    d = data(run(J, "--pointer", "/a", f))
+    assert (d["offset"], d["line"], d["column"]) == (10, 2, 8)
+
+
+def test_text_mode_stays_the_value_alone(tmp_path):
+    p = subprocess.run([tack.bin_path(J), "--format", "text", "--pointer", "/a"],
+                       input=b'\n\n{"a": [1, 2]}', capture_output=True)
+    assert (p.returncode, p.stdout) == (0, b"[1,2]\n")
+
+
+# --- a key that holds '/' or '~': the escaped pointer ---------------------------------------------
+
+SLASHED = (b'{"regions": {"eu/west": {"hosts": ["a", "b"]}, "us": 1},\n'
+           b' "~1": "tilde-one", "a~b": 2, "a/b/c": 3, "p": {"q": 0}, "p/q": {"r": 4},\n'
+           b' "m/n": {"o": 5}, "m/n/o": 6, "lone/x": {}}')
+
+
+@pytest.mark.parametrize("given,fixed,value", [
+    ("/regions/eu/west/hosts/1", "/regions/eu~1west/hosts/1", "b"),   # '/' unescaped
+    ("/~1", "/~01", "tilde-one"),                                       # ~1 meant literally
+    ("/a/b/c", "/a~1b~1c", 3),                                          # three tokens, one key
+    ("/p/q/r", "/p~1q/r", 4),                                           # p exists, p/q/r does not
+])
+def test_a_miss_that_an_escaped_key_explains_gets_the_pointer_and_a_retry(
+        tmp_path, given, fixed, value):
+    f = tmp_path / "s.json"
+    f.write_bytes(SLASHED)
+    before = len(tack.RETRIES)
+    r = run(J, "--pointer", given, f)
+    assert r.rules == ["query.no-such-path"], r
+    e = r.doc["error"]
+    assert e["detail"]["suggested"] == fixed and f"--pointer '{fixed}'" in e["hint"]
+    assert e["repair"] == {"kind": "retry", "argv": [tack.bin_path(J), f"--pointer={fixed}",
+                                                     str(f)]}
+    assert len(tack.RETRIES) == before + 1 and r.retried[0].exit == 0
+    assert r.retried[0].data["value"] == value
+    # --exists says no, as it should: the pointer as written names nothing.
+    assert data(run(J, "--exists", "--pointer", given, f))["exists"] is False
+
+
+def test_two_escaped_readings_that_both_resolve_are_a_choice(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_bytes(SLASHED)
+    r = run(J, "--pointer", "/m/n/o", f)
+    e = r.doc["error"]
+    assert r.rules == ["query.no-such-path"] and e["repair"]["kind"] == "choose"
+    got = {a[1] for a in (o["argv"] for o in e["repair"]["options"])}
+    assert got == {"--pointer=/m~1n/o", "--pointer=/m~1n~1o"}
+    for o in e["repair"]["options"]:
+        assert run(J, *o["argv"][1:]).exit == 0
+
+
+def test_an_escaped_key_whose_rest_names_nothing_is_a_hint_without_a_retry(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_bytes(SLASHED)
+    r = run(J, "--pointer", "/lone/x/y", f)
+    e = r.doc["error"]
+    assert r.rules == ["query.no-such-path"] and e["repair"] is None
+    assert "--pointer '/lone~1x'" in e["hint"] and "suggested" not in e["detail"]
+    # A plain miss keeps its plain hint.
+    r = run(J, "--pointer", "/regions/nope", f)
+    assert "--keys --pointer '/regions'" in r.doc["error"]["hint"] and r.doc["error"]["repair"] is None
+
+
+@pytest.mark.parametrize("ptr,value", [("/a~0b", 2), ("/~01", "tilde-one"), ("/a~1b~1c", 3),
+                                       ("/regions/eu~1west/hosts/0", "a")])
+def test_escaped_pointers_read_keys_with_slash_and_tilde(tmp_path, ptr, value):
+    f = tmp_path / "s.json"
+    f.write_bytes(SLASHED)
+    assert data(run(J, "--pointer", ptr, f))["value"] == value
+
+
+def test_tilde_sequences_in_a_pointer(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_bytes(SLASHED)
+    r = run(J, "--pointer", "/a~b", f)  # a bare ~: refused before reading, ~0 offered
+    assert r.rules == ["query.bad-pointer"] and r.doc["error"]["detail"]["suggested"] == "/a~0b"
+    assert r.retried[0].data["value"] == 2
+    r = run(J, "--pointer", "/~0~1", f)  # "~/" is no key; nothing spells one
+    assert r.rules == ["query.no-such-path"] and r.doc["error"]["repair"] is None
 
 
 def test_scalar_documents_and_kinds(jtree, tmp_path):
     r = run(J, "--root", jtree.root, "scalar.json")
-    assert data(r) == {"pointer": "", "kind": "string", "value": "just a string"}
+    assert data(r) == {"pointer": "", "kind": "string", "offset": 2, "line": 1, "column": 3,
+                       "value": "just a string"}
     r = run(J, "--root", jtree.root, "--pointer", "/x", "scalar.json")
     assert r.rules == ["query.no-such-path"] and r.doc["error"]["detail"]["kind"] == "string"
     for text, kind in [(b"1", "integer"), (b"-1.0", "float"), (b"1E2", "float"),
@@ -625,7 +892,8 @@ def test_a_nonblocking_pipe_is_waited_on(tmp_path):
     out, err = p.communicate(timeout=20)
     t.join()
     doc = tack.check_output(J, [b"--pointer", b"/x"], p.returncode, out, err)
-    assert doc["data"] == {"pointer": "/x", "kind": "array", "value": [1]}
+    assert doc["data"] == {"pointer": "/x", "kind": "array", "offset": 6, "line": 1,
+                           "column": 7, "value": [1]}
 
 
 def test_a_closed_stdout_is_io_write_failed(jtree):
@@ -673,6 +941,9 @@ FIXTURES = [  # (id, rule, args, options)
     ("bad-pointer", "query.bad-pointer", ["--root", R, "--pointer", "a~b", "d.json"], {}),
     ("bad-pointer-dash", "query.bad-pointer", ["--root", R, "--pointer", "/a/-", "d.json"], {}),
     ("no-such-path", "query.no-such-path", ["--root", R, "--pointer", "/a/9", "d.json"], {}),
+    ("no-such-path-escape", "query.no-such-path",
+     ["--root", R, "--pointer", "/k/x/y", "slash.json"], {}),
+    ("duplicate-key", "query.duplicate-key", ["--root", R, "--pointer", "/a", "dup.json"], {}),
     ("wrong-kind", "query.wrong-kind", ["--root", R, "--keys", "--pointer", "/t", "d.json"], {}),
     ("unsupported-syntax", "query.unsupported-syntax",
      ["--root", R, "--pointer", ".a[0]", "d.json"], {}),
@@ -729,6 +1000,7 @@ def test_m3_retries_clear_their_rule(jtree):
         (["--type", "--max-bytes", "9", "d.json"], "limit.input-too-large"),
         (["--pointer", "a~b", "d.json"], "query.bad-pointer"),
         (["--pointer", ".a[0]", "d.json"], "query.unsupported-syntax"),
+        (["--pointer", "/k/x/y", "slash.json"], "query.no-such-path"),
     ]
     for args, rule in cases:
         before = len(tack.RETRIES)

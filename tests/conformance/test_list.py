@@ -68,7 +68,8 @@ def test_depth_first_and_depths(small):
 def test_hidden_no_ignore(small):
     r = L("--root", small, "--hidden", "--no-ignore")
     assert b".hid" in paths(r) and b"ign.log" in paths(r) and b".gitignore" in paths(r)
-    assert end(r)["skipped"] == {"ignored": 0, "hidden": 0, "binary": 0, "special": 0, "symlink": 0}
+    assert end(r)["skipped"] == {"ignored": 0, "glob": 0, "hidden": 0, "binary": 0, "special": 0,
+                                 "symlink": 0}
 
 
 def test_kind_filter(small):
@@ -111,6 +112,49 @@ def test_long(small):
 def test_text_mode(small):
     r = L("--root", small, "--format", "text")
     assert r.out.split(b"\n")[:4] == [b"a/", b"a-b/", b"dangling -> missing", b"ln_out -> /etc"]
+
+
+def test_text_mode_ends_with_what_was_left_out(small):
+    r = L("--root", small, "--format", "text")
+    # the JSON answer's counts, in one line after the entries
+    assert r.out.split(b"\n")[-2:] == [
+        b"[skipped: 1 ignored (--no-ignore to include), 3 hidden (--hidden to include)]", b""]
+    j = L("--root", small)
+    assert end(j)["skipped"]["ignored"] == 1 and end(j)["skipped"]["hidden"] == 3
+    # nothing left out: no line
+    r = L("--root", small, "--format", "text", "--hidden", "--no-ignore")
+    assert not r.out.split(b"\n")[-2].startswith(b"[")
+    # cut and left out: one line, the cursor first
+    r = L("--root", small, "--format", "text", "--max-entries", "2")
+    assert r.out == (b"a/\na-b/\n[truncated: continue with --skip 2; skipped: 3 hidden "
+                     b"(--hidden to include)]\n")
+    r = L("--root", small, "--format", "text", "--max-entries", "2", "--hidden", "--no-ignore")
+    assert r.out.endswith(b"\n[truncated: continue with --skip 2]\n")
+    # --find counts the same way
+    r = L("--root", small, "--format", "text", "--find", "top")
+    assert r.out == b"top.txt\n[skipped: 1 ignored (--no-ignore to include), 3 hidden (--hidden to include)]\n"
+
+
+def test_text_mode_end_line_is_deterministic(small):
+    outs = {L("--root", small, "--format", "text", "--depth", "64").out for _ in range(3)}
+    assert len(outs) == 1
+
+
+def test_each_exclusion_is_counted_once_under_its_own_cause(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / ".gitignore").write_bytes(b"*.log\n.both.log\nbuilt/\n")
+    for f in ["a.log", ".both.log", ".h", "built/x", "built/y", "ok"]:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_bytes(b"")
+    sk = lambda *a: end(L("--root", root, "--depth", "64", *a))["skipped"]
+    # ignore files before hidden names: .both.log is ignored; built/ is one entry
+    assert sk() == {"ignored": 3, "glob": 0, "hidden": 2, "binary": 0, "special": 0, "symlink": 0}
+    # without ignore files, what they left out falls to the next rule or is listed
+    assert sk("--no-ignore") == {"ignored": 0, "glob": 0, "hidden": 3, "binary": 0, "special": 0,
+                                 "symlink": 0}
+    assert sk("--hidden") == {"ignored": 3, "glob": 0, "hidden": 0, "binary": 0, "special": 0,
+                              "symlink": 0}
 
 
 def test_find_ranks(tmp_path):

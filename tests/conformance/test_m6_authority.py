@@ -16,6 +16,7 @@ Every built tool runs a small table of typical invocations (success and error pa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -158,7 +159,10 @@ def invocations(tool: str, root) -> list[tuple[list[str], bytes | None, list[str
                 (R + ["plain.txt"], None, ["plain.txt"]),
                 (["dir"], None, ["dir"])]
     if tool == "digest":
+        (root / "sums.txt").write_bytes(hashlib.sha256(TSV).hexdigest().encode() + b"  t.tsv\n"
+                                        + b"0" * 64 + b"  nope.txt\nbad line\n")
         return [(R + ["plain.txt", "crlf.txt"], None, ["plain.txt", "crlf.txt"]),
+                (R + ["--check", "sums.txt"], None, ["sums.txt", "t.tsv", "nope.txt"]),
                 (R + ["nope.txt"], None, ["nope.txt"]),
                 (R + ["dir"], None, ["dir"]),
                 (["empty.txt"], None, ["empty.txt"])]
@@ -172,6 +176,7 @@ def invocations(tool: str, root) -> list[tuple[list[str], bytes | None, list[str
     if tool == "tally":
         return [(R + ["t.tsv"], None, ["t.tsv"]),
                 (R + ["--field", "2", "t.tsv"], None, ["t.tsv"]),
+                (R + ["--regex", "-i", "--match", "^X", "t.tsv"], None, ["t.tsv"]),
                 (R + ["nope.tsv"], None, ["nope.tsv"]),
                 (R, TSV, [])]
     if tool == "skills":
@@ -317,7 +322,7 @@ def test_landlock_refusal_is_a_tagged_error(tmp_path):
 
 
 def test_write_parents_without_root_is_not_refused_by_its_own_sandbox(tmp_path):
-    """BUG (src/contract/main.cpp:220-226 with src/os/sandbox.cpp landlock()): without --root the
+    """BUG (src/runner/main.cpp:196-202 with src/os/sandbox.cpp landlock()): without --root the
     write rule goes on the target's parent directory, opened when the profile is installed; with
     --parents that directory does not exist yet, the open fails and the rule is skipped, so the
     documented `write --create --parents new/sub/f.txt` fails with io.permission-denied

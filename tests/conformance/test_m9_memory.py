@@ -102,6 +102,18 @@ def test_peak_rss_is_flat(big_files, case):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", [["--lines", "-3:", "--count-lines"], ["--lines", "1:"],
+                                  ["--bytes", "-100:"]], ids=["tail", "head-budget", "bytes"])
+def test_peak_rss_is_flat_for_several_files(big_files, case):
+    """Several files in one call: each is read in turn, so memory is what one file needs plus
+    each answer, whatever the files' sizes."""
+    d, paths = big_files
+    rss = {n: peak_rss_kib([tack.bin_path("peek"), "--root", d, *case,
+                            *[paths[n].name] * 4]) for n in SIZES}
+    assert max(rss.values()) / min(rss.values()) <= 1.5, f"peak RSS KiB by MiB {rss}"
+
+
+@pytest.mark.slow
 def test_peak_rss_at_the_budget_ceiling_is_flat(big_files):
     """With --max-bytes at its ceiling (16 MiB) the answer is capped for both the 64 and the
     256 MiB file, so memory must be the same for both (the 1 MiB file returns less)."""

@@ -299,7 +299,11 @@ FIXTURES = [
     ("args.missing-operand", [R, "plain.txt"], {}),
     ("args.missing-operand", [R], {}),
     ("args.too-many-operands", [R, "plain.txt", "a.txt", "b.txt"], {}),
-    ("args.too-many-operands", [R, "--remove", "--if-sha256", H_PLAIN, "plain.txt", "x.txt"], {}),
+    ("args.conflict", [R, "--remove", "--if-sha256", H_PLAIN, "plain.txt", "x.txt"], {}),
+    ("args.conflict", [R, "--remove", "--if-sha256", H_PLAIN, "--if-sha256", H_PLAIN,
+                       "plain.txt", "plain.txt"], {}),
+    ("args.duplicate-flag", [R, "--if-sha256", H_PLAIN, "--if-sha256", H_PLAIN, "plain.txt",
+                             "x.txt"], {}),
     ("path.empty", [R, "plain.txt", ""], {}),
     ("path.dotdot", [R, "plain.txt", "dir/../dd.txt"], {}),
     ("path.dotdot", [R, "../outside/secret.txt", "x.txt"], {}),
@@ -313,6 +317,8 @@ FIXTURES = [
     ("io.not-a-directory", [R, "plain.txt/x", "x.txt"], {}),
     ("io.is-a-directory", [R, "--if-sha256", H_PLAIN, "dir", "x"], {}),
     ("io.special-file", [R, "--if-sha256", H_PLAIN, "fifo", "x"], {}),
+    ("io.special-file", [R, "--remove", "--if-sha256", H_PLAIN, "--if-sha256", H_PLAIN, "fifo",
+                         "plain.txt"], {}),
     ("io.permission-denied", [R, "ro/f.txt", "x.txt"], {"wrap": tack.NO_DAC}),
     ("io.read-failed", [R, "--if-sha256", H_PLAIN, "plain.txt", "x.txt"], {"wrap": READ_EIO}),
     ("io.write-failed", [R, "plain.txt", "x.txt"], {"wrap": RENAME_EIO}),
@@ -401,3 +407,170 @@ def test_rename_unsupported_never_falls_back(tree):
     assert w.rules == ["io.rename-unsupported"]
     assert not os.path.exists(tree.p("new.txt"))
     assert [n for n in os.listdir(tree.root) if ".tack-" in n] == []
+
+
+# --- --remove of several paths, each with its own hash -------------------------------------------
+
+THREE = {"r1.txt": b"one\n", "dir/r2.txt": b"two\n", "r3.txt": b"three\n"}
+
+
+def _three(tree):
+    for name, content in THREE.items():
+        tree.write(name, content)
+    args = []
+    for content in THREE.values():
+        args += ["--if-sha256", sha(content)]
+    return args + list(THREE)
+
+
+def _tomb(name, content):
+    head, _, base = name.rpartition("/")
+    return (head + "/" if head else "") + f".{base}.removed-{sha(content)[:8]}"
+
+
+def test_remove_several_dry_run_apply_and_apply_again(tree):
+    args = _three(tree)
+    before = snapshot(tree.root)
+    dry = M(tree, "--remove", "--dry-run", *args)
+    assert dry.exit == 9 and snapshot(tree.root) == before
+    assert [a["to"] for a in dry.doc["planned_actions"]] == [_tomb(n, c) for n, c in THREE.items()]
+    assert [f["written"] for f in dry.data["files"]] == [False] * 3
+    assert (dry.data["files_changed"], dry.data["files_written"]) == (3, 0)
+    r = M(tree, "--remove", *args)
+    assert r.exit == 0 and (r.data["files_changed"], r.data["files_written"]) == (3, 3)
+    for f, (name, content) in zip(r.data["files"], THREE.items()):
+        assert f == {"from": name, "to": _tomb(name, content), "changed": True, "removed": True,
+                     "tombstone": _tomb(name, content), "written": True}
+        assert not os.path.lexists(tree.p(name)) and read(tree.p(f["to"])) == content
+    after = snapshot(tree.root)
+    again = M(tree, "--remove", *args)
+    assert again.exit == 0 and [f["changed"] for f in again.data["files"]] == [False] * 3
+    assert again.data["files_written"] == 0 and snapshot(tree.root) == after
+    dry = M(tree, "--remove", "--dry-run", *args)
+    assert dry.exit == 9 and dry.doc["planned_actions"] == []
+    t = M(tree, "--remove", "--format", "text", *args)
+    assert t.out.count(b"already moved") == 3
+
+
+@pytest.mark.parametrize("spoil", ["hash", "missing", "tombstone", "directory", "mid-link"])
+def test_remove_several_one_bad_among_three_moves_nothing(tree, spoil):
+    args = _three(tree)
+    bad = "dir/r2.txt"
+    if spoil == "hash":
+        tree.write(bad, b"changed since it was read\n")
+    elif spoil == "missing":
+        os.unlink(tree.p(bad))
+    elif spoil == "tombstone":
+        tree.write(_tomb(bad, THREE[bad]), b"an older removal\n")
+    elif spoil == "directory":
+        os.unlink(tree.p(bad))
+        os.mkdir(tree.p(bad))
+    else:  # a link in the middle of the path
+        tree.mid_link("dirlink")
+        args[args.index(bad)] = "dirlink/r2.txt"
+    before, outside = snapshot(tree.root), snapshot(tree.outside)
+    r = M(tree, "--remove", *args)
+    want = {"hash": "precondition.hash-mismatch", "missing": "io.not-found",
+            "tombstone": "conflict.exists", "directory": "io.is-a-directory",
+            "mid-link": "path.symlink"}[spoil]
+    assert r.rules == [want], r
+    assert snapshot(tree.root) == before and snapshot(tree.outside) == outside
+    # The others passed their checks and are listed, none renamed.
+    assert [f["from"] for f in r.data["files"]] == ["r1.txt", "r3.txt"]
+    assert r.data["files_written"] == 0 and not any(f["written"] for f in r.data["files"])
+    if spoil == "directory":
+        assert r.errors[0]["message"].startswith("cannot remove 'dir/r2.txt'")
+
+
+def test_remove_several_errors_in_path_order_and_all_reported(tree):
+    args = _three(tree)
+    os.unlink(tree.p("r3.txt"))
+    tree.write("r1.txt", b"other\n")
+    r = M(tree, "--remove", *args)
+    assert r.rules == ["precondition.hash-mismatch", "io.not-found"]
+    assert [e["detail"]["path"] for e in r.errors] == ["r1.txt", "r3.txt"]
+    assert os.path.exists(tree.p("dir/r2.txt"))
+
+
+def test_remove_several_pairing_and_duplicates_are_argument_errors(tree):
+    args = _three(tree)
+    before = snapshot(tree.root)
+    r = M(tree, "--remove", *args[2:])  # two hashes, three paths
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["paths"] == 3
+    r = M(tree, "--remove", *args, "r1.txt", "--if-sha256", "nothex")
+    assert r.rules == ["args.bad-value", "args.conflict"]
+    h = sha(THREE["r1.txt"])
+    r = M(tree, "--remove", "--if-sha256", h, "--if-sha256", h, "r1.txt", "./r1.txt")
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["path"] == "r1.txt"
+    assert snapshot(tree.root) == before
+
+
+def test_remove_several_with_a_link_removes_the_link_itself(tree):
+    tree.write("r1.txt", b"one\n")
+    target = os.fsencode(str(tree.outside / "secret.txt"))
+    outside = snapshot(tree.outside)
+    r = M(tree, "--remove", "--if-sha256", sha(b"one\n"), "--if-sha256", sha(target), "r1.txt",
+          "link_out_file")
+    assert r.exit == 0 and r.data["files_written"] == 2
+    assert os.path.islink(tree.p(r.data["files"][1]["to"]))
+    assert snapshot(tree.outside) == outside
+
+
+def test_remove_several_a_failed_rename_midway_says_which_were_renamed(tree):
+    args = _three(tree)
+    wrap = STRACE + ["-e", "trace=renameat2", "-e", "inject=renameat2:error=EIO:when=2"]
+    r = M(tree, "--remove", *args, wrap=wrap)
+    assert r.rules == ["io.write-failed"] and r.errors[0]["detail"]["path"] == "dir/r2.txt"
+    assert [f["written"] for f in r.data["files"]] == [True, False, False]
+    assert r.data["files_written"] == 1
+    assert not os.path.exists(tree.p("r1.txt")) and os.path.exists(tree.p("dir/r2.txt"))
+    assert os.path.exists(tree.p("r3.txt"))
+    # The same call again finishes the batch: the first is a landed retry.
+    again = M(tree, "--remove", *args)
+    assert again.exit == 0 and [f["written"] for f in again.data["files"]] == [False, True, True]
+
+
+def test_remove_several_dry_run_makes_no_mutating_call(tree, tmp_path):
+    from test_m7_mutation import mutations, traced
+    args = _three(tree)
+    before = snapshot(tree.root)
+    code, calls = traced("move", ["--root", tree.root, "--remove", "--dry-run", *args], None,
+                         tmp_path)
+    assert code == 9 and mutations(calls) == [] and snapshot(tree.root) == before
+    code, calls = traced("move", ["--root", tree.root, "--remove", *args], None, tmp_path)
+    assert code == 0 and [n for n, _ in calls].count("renameat2") == 3
+    assert "flock" in [n for n, _ in calls]
+
+
+def test_remove_several_two_racing_removers(tree):
+    for round_ in range(20):
+        args = _three(tree)
+        procs = [subprocess.Popen([tack.bin_path("move"), "--root", str(tree.root), "--remove",
+                                   *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for _ in range(2)]
+        docs = []
+        for p in procs:
+            out, err = p.communicate(timeout=30)
+            docs.append(tack.check_output("move", [b"--remove"], p.returncode, out, err))
+        written = [d["data"]["files_written"] for d in docs if d["ok"]]
+        for d in docs:
+            assert d["ok"] or d["errors"][0]["rule"] == "conflict.locked", d
+        # Each path renamed exactly once between the two.
+        assert sum(written) == 3, docs
+        for name, content in THREE.items():
+            assert not os.path.lexists(tree.p(name))
+            os.rename(tree.p(_tomb(name, content)), tree.p(name))
+
+
+def test_remove_one_name_spelled_two_ways_is_refused_hard_links_are_two_names(tree):
+    tree.write("r1.txt", b"one\n")
+    h = sha(b"one\n")
+    before = snapshot(tree.root)
+    r = run("move", "--remove", "--if-sha256", h, "--if-sha256", h, "r1.txt", tree.p("r1.txt"),
+            cwd=tree.root)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["same_as"] == "r1.txt"
+    assert r.data["files"] == [] and snapshot(tree.root) == before
+    os.link(tree.p("r1.txt"), tree.p("hard.txt"))
+    r = M(tree, "--remove", "--if-sha256", h, "--if-sha256", h, "r1.txt", "hard.txt")
+    assert r.exit == 0 and r.data["files_written"] == 2
+    assert not os.path.exists(tree.p("r1.txt")) and not os.path.exists(tree.p("hard.txt"))

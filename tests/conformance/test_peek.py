@@ -464,12 +464,15 @@ def test_skill(tree):
     front = r.out.split(b"---\n")[1]
     assert front.count(b"\n") == 2
     for rule in tack.declared_rules("peek"):
-        assert rule.encode() in r.out
+        own = not rule.startswith(("args.", "path.", "io."))
+        assert (f"`{rule}`".encode() in r.out) == own, rule
 
 
 def test_subcommands_only_alone(tree):
-    r = run("peek", "introspect", "x")
-    assert r.rules == ["args.too-many-operands"]
+    """`introspect` with anything after it is not the subcommand: two paths to read."""
+    r = run("peek", "introspect", "x", cwd=tree.root)
+    assert r.rules == ["io.not-found", "io.not-found"]
+    assert [f["path"] for f in r.data["files"]] == ["introspect", "x"]
 
 
 # --- output failures ----------------------------------------------------------------------
@@ -607,3 +610,221 @@ def test_crlf_file_keeps_a_stray_cr_on_its_unterminated_last_line(tree):
     d = peek(tree, "cr.txt").data
     assert d["eol"] == "crlf"
     assert [l["text"] for l in d["lines"]] == ["a", "b\r"]
+
+
+# --- several files in one call ------------------------------------------------------------
+
+def _alone(tree, name, *args):
+    """The answer a one-file call gives for `name`, for comparing with a several-files entry."""
+    return peek(tree, *args, name).data
+
+
+def test_several_files_one_entry_each_in_order(tree):
+    tree.write("150.txt", numbered(150))
+    r = peek(tree, "plain.txt", "crlf.txt", "150.txt")
+    assert r.exit == 0 and r.doc["ok"] is True and list(r.data) == ["files"]
+    files = r.data["files"]
+    assert [f["path"] for f in files] == ["plain.txt", "crlf.txt", "150.txt"]
+    for f in files:
+        assert f == _alone(tree, f["path"]), f["path"]
+
+
+def test_one_path_answer_is_unchanged(tree):
+    """One PATH: the one-file form, exactly (no files wrapper)."""
+    d = peek(tree, "plain.txt").data
+    assert "files" not in d and d["path"] == "plain.txt"
+
+
+def test_several_files_one_missing_in_the_middle(tree):
+    r = peek(tree, "plain.txt", "missing.txt", "crlf.txt")
+    assert r.exit == 3 and r.rules == ["io.not-found"]
+    files = r.data["files"]
+    assert files[0] == _alone(tree, "plain.txt") and files[2] == _alone(tree, "crlf.txt")
+    assert list(files[1]) == ["path", "error"] and files[1]["path"] == "missing.txt"
+    assert files[1]["error"] == r.doc["errors"][0]
+    assert r.doc["errors"][0]["detail"]["path"] == "missing.txt"
+
+
+def test_several_files_with_a_directory_and_the_first_error_decides(tree):
+    r = peek(tree, "plain.txt", "dir", "crlf.txt")
+    assert r.exit == 2 and r.rules == ["io.is-a-directory"]
+    assert r.data["files"][1]["error"]["rule"] == "io.is-a-directory"
+    assert r.data["files"][2]["lines"][0]["text"] == "one"
+    r = peek(tree, "dir", "missing.txt", "plain.txt")
+    assert r.rules == ["io.is-a-directory", "io.not-found"] and r.exit == 2
+    r = peek(tree, "missing.txt", "dir")
+    assert r.rules == ["io.not-found", "io.is-a-directory"] and r.exit == 3
+    assert [sorted(f) for f in r.data["files"]] == [["error", "path"]] * 2
+
+
+def test_several_files_duplicates_answered_each_time(tree):
+    r = peek(tree, "plain.txt", "plain.txt", "./plain.txt")
+    files = r.data["files"]
+    assert len(files) == 3 and files[0] == files[1] == files[2] == _alone(tree, "plain.txt")
+
+
+def test_several_files_cap(tree):
+    r = peek(tree, *["plain.txt"] * 65)
+    assert r.exit == 2 and r.rules == ["args.too-many-operands"] and "data" not in r.doc
+    assert r.doc["error"]["detail"]["max"] == 64
+    r = peek(tree, *["plain.txt"] * 64)
+    assert r.exit == 0 and len(r.data["files"]) == 64
+    assert tack.introspect("peek")["operands"][0]["max"] == 64
+
+
+def test_several_files_each_with_its_own_range_and_next(tree):
+    tree.write("150.txt", numbered(150))
+    tree.write("3.txt", numbered(3))
+    args = ("--lines", "2:", "--max-bytes", "20", "--count-lines")
+    files = peek(tree, *args, "150.txt", "3.txt", "empty.txt").data["files"]
+    a, b, c = files
+    assert (a["from"], a["to"], a["truncated"], a["next"], a["total_lines"]) == (2, 3, True, {"line": 4}, 150)
+    assert (b["from"], b["to"], b["truncated"], b["next"], b["eof"]) == (2, 3, False, None, True)
+    assert (c["to"], c["lines"], c["total_lines"]) == (None, [], 0)
+    for f in files:
+        assert f == _alone(tree, f["path"], *args)
+    # a file's cursor resumes that file alone, as a one-file call would
+    d = peek(tree, "--lines", f"{a['next']['line']}:", "--max-bytes", "20", "150.txt").data
+    assert d["from"] == 4 and d["lines"][0]["text"] == "line 4"
+
+
+def test_several_files_bytes_witness_and_count_apply_to_each(tree):
+    for args in (("--bytes", "2:9", "--count-lines"), ("--witness", "--lines", "-2:")):
+        files = peek(tree, *args, "plain.txt", "latin1.txt", "nul.bin").data["files"]
+        for f in files:
+            assert f == _alone(tree, f["path"], *args), (args, f["path"])
+
+
+def test_several_files_line_too_long_in_the_second_with_its_retry(tree):
+    tree.write("longer.txt", b"x\n" + b"Z" * 7000 + b"\n")
+    r = peek(tree, "--max-line-bytes", "100", "plain.txt", "long.txt", "longer.txt")
+    assert r.exit == 8 and r.rules == ["limit.line-too-long", "limit.line-too-long"]
+    files = r.data["files"]
+    assert files[1]["lines"][2] == {"n": 3, "offset": 16, "text": None, "length": 5006}
+    assert files[2]["lines"][1]["length"] == 7000
+    e2, e3 = r.doc["errors"]
+    assert (e2["detail"]["path"], e2["detail"]["longest"]) == ("long.txt", 5006)
+    assert (e3["detail"]["path"], e3["detail"]["longest"]) == ("longer.txt", 7000)
+    # each retry names its own file alone (the harness ran it: it cleared the error)
+    for e, name, cap in ((e2, "long.txt", "5006"), (e3, "longer.txt", "7000")):
+        argv = [tob(x) for x in e["repair"]["argv"]]
+        assert name.encode() in argv and f"--max-line-bytes={cap}".encode() in argv
+        assert not {b"plain.txt", b"long.txt", b"longer.txt"} - {name.encode()} & set(argv)
+        assert e["hint"] == f"retry this file alone with --max-line-bytes {cap}."
+    assert [a.exit for a in r.retried] == [0, 0]
+    assert r.retried[0].data["path"] == "long.txt" and r.retried[0].lines[2]["text"] == "L" * 5006
+    assert r.retried[1].data["path"] == "longer.txt"
+
+
+def test_several_files_retry_keeps_a_dash_name_after_double_dash(tree):
+    tree.write("-x.txt", tack.LONG)
+    r = peek(tree, "--max-line-bytes", "100", "--", "plain.txt", "-x.txt")
+    argv = [tob(x) for x in r.doc["error"]["repair"]["argv"]]
+    assert argv[-2:] == [b"--", b"-x.txt"] and b"plain.txt" not in argv
+    assert r.retried[0].exit == 0 and r.retried[0].data["path"] == "-x.txt"
+
+
+def test_several_files_total_is_bounded(tree):
+    """--max-bytes holds for each file; together they stop at the ceiling (16 MiB), and a
+    file past it gets its own cursor instead of its text."""
+    nine = 9 * 1024 * 1024
+    tree.write("a.bin", b"a" * nine)
+    tree.write("b.bin", b"b" * nine)
+    files = peek(tree, "--bytes", "0:", "--max-bytes", MAXB, "a.bin", "b.bin", "plain.txt").data["files"]
+    a, b, c = files
+    assert (a["to"], a["truncated"]) == (nine, False)
+    assert (b["to"], b["truncated"], b["next"]) == (int(MAXB) - nine, True, {"byte": int(MAXB) - nine})
+    assert (c["text"], c["truncated"], c["next"]) == ("", True, {"byte": 0})
+    line = b"q" * 1023 + b"\n"
+    tree.write("a.txt", line * (nine // 1024))
+    files = peek(tree, "--lines", "1:", "--max-bytes", MAXB, "a.txt", "a.txt", "plain.txt").data["files"]
+    a, b, c = files
+    assert a["eof"] is True and len(a["lines"]) == nine // 1024
+    assert b["truncated"] is True and len(b["lines"]) == (int(MAXB) - nine) // 1024
+    assert (c["lines"], c["to"], c["truncated"], c["next"]) == ([], None, True, {"line": 1})
+
+
+def test_several_files_text_format(tree):
+    r = peek(tree, "--format", "text", "crlf.txt", "missing.txt", "nofinal.txt")
+    assert r.exit == 3
+    assert r.out == (b"==> crlf.txt <==\n     1\tone\n     2\ttwo\n     3\tthree\n"
+                     b"==> nofinal.txt <==\n     1\tfirst\n     2\tsecond\n     3\tlast-without-newline\n")
+    assert r.err.startswith(b"peek: io.not-found: ")
+    r = peek(tree, "--format", "text", "--bytes", "0:3", "plain.txt", "crlf.txt")
+    assert r.out == b"==> plain.txt <==\nalp\n==> crlf.txt <==\none\n"
+    r = peek(tree, "--format", "text", "--max-bytes", "6", "plain.txt", "crlf.txt")
+    assert b"==> plain.txt <==\n     1\talpha\n[truncated: continue with --lines 2:]\n" in r.out
+
+
+# --- a path that ran through a symbolic link (no --root) ------------------------------------
+
+def _real(tree, *parts):
+    return os.path.realpath(os.path.join(tree.root, *parts))
+
+
+def test_link_a_linked_directory(tree):
+    r = run("peek", "link_out_dir/secret.txt", cwd=tree.root)
+    assert r.data["link"] == {"target": os.path.realpath(tree.outside / "dir" / "secret.txt")}
+    assert list(r.data)[:3] == ["path", "link", "size"] and r.texts() == [tack.SECRET + b" in dir"]
+    tree.mid_link()
+    r = run("peek", "dirlink/sub/deep.txt", cwd=tree.root)
+    assert r.data["link"]["target"] == _real(tree, "dir/sub/deep.txt")
+
+
+def test_link_a_linked_file_a_chain_and_a_relative_link(tree):
+    r = run("peek", "link_out_file", cwd=tree.root)
+    assert r.data["link"]["target"] == os.path.realpath(tree.outside / "secret.txt")
+    tree.chain()
+    r = run("peek", "chain1", cwd=tree.root)
+    assert r.data["link"]["target"] == _real(tree, "plain.txt") and r.exit == 0
+    tree.link("rel", "dir/sub")
+    r = run("peek", "rel/deep.txt", cwd=tree.root)
+    assert r.data["link"]["target"] == _real(tree, "dir/sub/deep.txt")
+    # `..` after a linked directory climbs from where the link led
+    r = run("peek", "link_out_dir/../secret.txt", cwd=tree.root)
+    assert r.data["link"]["target"] == os.path.realpath(tree.outside / "secret.txt") and r.texts() == [tack.SECRET]
+    # an absolute spelling through a link
+    r = run("peek", str(tree.root / "link_out_file"))
+    assert r.data["link"]["target"] == os.path.realpath(tree.outside / "secret.txt")
+
+
+def test_link_no_link_no_field(tree):
+    for spelled, cwd in (("plain.txt", tree.root), ("./dir//sub/../sub/deep.txt", tree.root),
+                         (_real(tree, "plain.txt"), None), ("../outside/secret.txt", tree.root),
+                         ("/proc/version", None)):
+        r = run("peek", spelled, cwd=cwd)
+        assert r.exit == 0 and "link" not in r.data, spelled
+    d = run("peek", "plain.txt", cwd=tree.root).data
+    assert d == peek(tree, "plain.txt").data  # the same bytes as with --root
+
+
+def test_link_with_root_nothing_changes(tree):
+    assert peek(tree, "link_out_file").rules == ["path.symlink"]
+    assert "link" not in peek(tree, "plain.txt").data
+    tree.chain()
+    assert peek(tree, "chain1").rules == ["path.symlink"]
+
+
+def test_link_target_that_is_not_utf8(tree):
+    os.makedirs(tree.p(b"\xffdir"))
+    tree.write(b"\xffdir/f.txt", b"hi\n")
+    tree.link("l", b"\xffdir")
+    r = run("peek", "l/f.txt", cwd=tree.root)
+    target = r.data["link"]["target"]
+    assert tob(target) == os.path.realpath(tree.p(b"\xffdir/f.txt")) and "b64" in target
+
+
+def test_link_in_several_files_and_in_text(tree):
+    tree.chain()
+    r = run("peek", "plain.txt", "link_out_file", "chain1", "missing", cwd=tree.root)
+    files = r.data["files"]
+    assert "link" not in files[0]
+    assert files[1]["link"]["target"] == os.path.realpath(tree.outside / "secret.txt")
+    assert files[2]["link"]["target"] == _real(tree, "plain.txt")
+    assert "link" not in files[3] and r.rules == ["io.not-found"]
+    r = run("peek", "--format", "text", "link_out_file", cwd=tree.root)
+    assert r.out == (f"[through a symbolic link to {os.path.realpath(tree.outside / 'secret.txt')}]\n".encode()
+                     + b"     1\t" + tack.SECRET + b"\n")
+    r = run("peek", "--format", "text", "plain.txt", "link_out_file", cwd=tree.root)
+    assert r.out.count(b"[through a symbolic link to ") == 1
+    assert r.out.index(b"==> link_out_file <==\n[through") > 0

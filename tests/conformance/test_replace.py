@@ -290,7 +290,9 @@ FIXTURES = [
     ("args.conflict", ["--root", R, "--old", "a", "--new", "b", "--all", "--expect", "2", "plain.txt"], {}),
     ("args.missing-operand", ["--root", R, "--old", "a", "--new", "b"], {}),
     ("args.required-flag", ["--root", R, "--old", "a", "plain.txt"], {}),
-    ("args.too-many-operands", ["--root", R, "--old", "a", "--new", "b", "plain.txt", "x"], {}),
+    ("args.conflict", ["--root", R, "--old", "a", "--new", "b", "plain.txt", "./plain.txt"], {}),
+    ("args.conflict", ["--root", R, "--old", "a", "--new", "b", "--if-sha256", "a" * 64,
+                       "plain.txt", "crlf.txt"], {}),
     ("path.empty", ["--root", R, "--old", "a", "--new", "b", ""], {}),
     ("path.dotdot", ["--root", R, "--old", "zzz", "--new", "QQQ", "dir/../plain.txt"], {}),
     ("path.absolute", ["--root", R, "--old", "zzz", "--new", "QQQ", R + "/plain.txt"], {}),
@@ -492,3 +494,334 @@ def test_a_writer_ignoring_the_lock_gets_a_refusal_or_a_consistent_file(tree):
             assert masked(read(tree, "race.txt")) == want
         tree.write("race.txt", content)
     assert not [n for n in os.listdir(tree.root) if b"tack-tmp" in os.fsencode(n)]
+
+
+# --- the edits list on standard input ------------------------------------------------------------
+
+def test_stdin_takes_the_edits_list(tree):
+    edits = json.dumps([{"old": "alpha", "new": "ALPHA"}, {"old": "beta", "new": "BETA"}]).encode()
+    r = rep(tree, "--stdin", "plain.txt", stdin=edits)
+    assert r.exit == 0 and r.data["replacements"] == 2
+    assert read(tree, "plain.txt").startswith(b"ALPHA\nBETA\n")
+    again = rep(tree, "--stdin", "plain.txt", stdin=edits)
+    assert again.exit == 0 and again.data["changed"] is False and again.data["already_applied"]
+
+
+@pytest.mark.parametrize("body,rule", [
+    (b"", "parse.json"),
+    (b"not json", "parse.json"),
+    (b"[{\"old\": \"a\", ", "parse.json"),
+    (b"{\"old\": \"a\"}", "args.bad-value"),
+    (b"[{\"old\": \"\", \"new\": \"x\"}]", "args.bad-value"),
+])
+def test_stdin_bad_lists_are_refused_and_change_nothing(tree, body, rule):
+    r = rep(tree, "--stdin", "plain.txt", "crlf.txt", stdin=body)
+    assert r.rules == [rule] and r.errors[0]["detail"]["source"] == "stdin"
+    assert read(tree, "plain.txt") == tack.PLAIN and read(tree, "crlf.txt") == tack.CRLF
+
+
+def test_stdin_over_the_cap_retries_with_the_cap_that_clears_it(tree):
+    edits = json.dumps([{"old": "alpha", "new": "ALPHA"}]).encode() + b" " * 100
+    r = rep(tree, "--max-bytes", "20", "--stdin", "plain.txt", stdin=edits)
+    assert r.rules == ["limit.input-too-large"] and r.errors[0]["detail"]["bytes"] == len(edits)
+    assert read(tree, "plain.txt") != tack.PLAIN  # the retry ran, with the same stdin, and wrote
+    assert r.retried[0].exit == 0
+    # The retry raises the cap for the files named as well (plain.txt is larger than the list).
+    small = json.dumps([{"old": "gamma", "new": "G"}]).encode()
+    size = len(read(tree, "plain.txt"))
+    r = rep(tree, "--max-bytes", "20", "--stdin", "plain.txt", stdin=small)
+    assert r.rules == ["limit.input-too-large"] and r.retried[0].exit == 0
+    assert r.errors[0]["repair"]["argv"][1] == f"--max-bytes={size}"
+
+
+def test_edits_file_dash_is_refused_with_the_retry_that_says_stdin(tree):
+    edits = json.dumps([{"old": "alpha", "new": "ALPHA"}]).encode()
+    r = rep(tree, "--edits-file", "-", "plain.txt", stdin=edits, retries=False)
+    assert r.rules == ["args.bad-value"] and r.exit == 2
+    assert r.errors[0]["repair"]["argv"][1:] == ["--root", str(tree.root), "--stdin", "plain.txt"]
+    assert read(tree, "plain.txt") == tack.PLAIN  # nothing was read
+    r = rep(tree, "--edits-file=-", "plain.txt", stdin=edits)
+    assert r.rules == ["args.bad-value"] and r.retried[0].exit == 0
+    assert read(tree, "plain.txt").startswith(b"ALPHA\n")
+    # ./- is the file named "-".
+    tree.write("-", json.dumps([{"old": "beta", "new": "BETA"}]).encode())
+    r = rep(tree, "--edits-file", "./-", "plain.txt", stdin=edits)
+    assert r.exit == 0 and read(tree, "plain.txt").startswith(b"ALPHA\nBETA\n")
+
+
+def test_stdin_excludes_the_other_sources(tree):
+    assert rep(tree, "--stdin", "--edits-file", "e.json", "plain.txt").rules == ["args.conflict"]
+    assert rep(tree, "--stdin", "--old", "a", "--new", "b", "plain.txt").rules[0] == "args.conflict"
+
+
+def test_stdin_is_declared_in_the_effects():
+    assert tack.introspect(T)["effects"]["reads_stdin"] is True
+
+
+# --- several files in one call ------------------------------------------------------------------
+
+FILES = {"f1.txt": b"x = 1\nkeep\n", "dir/f2.txt": b"x = 2\nx = 22\n", "f3.txt": b"y\nx = 3\n"}
+
+
+def _files(tree):
+    for name, content in FILES.items():
+        tree.write(name, content)
+    return list(FILES)
+
+
+def _hashes(tree):
+    return {n: sha(read(tree, n)) for n in FILES}
+
+
+def test_several_files_dry_run_then_apply_then_again(tree):
+    names = _files(tree)
+    before = _hashes(tree)
+    dry = rep(tree, "--all", "--old", "x =", "--new", "z =", "--dry-run", *names)
+    assert dry.exit == 9 and _hashes(tree) == before
+    assert [a["path"] for a in dry.doc["planned_actions"]] == names
+    assert [f["written"] for f in dry.data["files"]] == [False] * 3
+    assert (dry.data["files_changed"], dry.data["files_written"], dry.data["replacements"]) == (3, 0, 4)
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *names)
+    assert r.exit == 0 and (r.data["files_changed"], r.data["files_written"]) == (3, 3)
+    for f, name in zip(r.data["files"], names):
+        assert f["path"] == name and f["written"] is True and f["changed"] is True
+        assert f["before_sha256"] == before[name] and f["after_sha256"] == sha(read(tree, name))
+        assert read(tree, name) == FILES[name].replace(b"x =", b"z =")
+    after = _hashes(tree)
+    again = rep(tree, "--all", "--old", "x =", "--new", "z =", *names)
+    assert again.exit == 0 and _hashes(tree) == after
+    assert [(f["changed"], f["already_applied"], f["written"]) for f in again.data["files"]] == \
+        [(False, True, False)] * 3
+    dry = rep(tree, "--all", "--old", "x =", "--new", "z =", "--dry-run", *names)
+    assert dry.exit == 9 and dry.doc["planned_actions"] == []
+    t = rep(tree, "--all", "--old", "z =", "--new", "w =", "--format", "text", *names)
+    assert t.exit == 0 and t.out.count(b"replacement(s)") == 3 and b"+w = 22" in t.out
+
+
+def test_expect_is_per_file(tree):
+    names = _files(tree)
+    before = _hashes(tree)
+    r = rep(tree, "--old", "x =", "--new", "z =", *names)  # f2 has two
+    assert r.rules == ["precondition.count-mismatch"]
+    det = r.errors[0]["detail"]
+    assert (det["path"], det["expected"], det["found"], det["lines"]) == ("dir/f2.txt", 1, 2, [1, 2])
+    assert _hashes(tree) == before
+    # The other two passed their checks: listed, with what would change, none written.
+    assert [(f["path"], f["changed"], f["written"]) for f in r.data["files"]] == \
+        [("f1.txt", True, False), ("f3.txt", True, False)]
+    r = rep(tree, "--old", "x = 22", "--new", "two", "--expect", "1", "f1.txt", "dir/f2.txt")
+    assert r.rules == ["precondition.count-mismatch"] and r.errors[0]["detail"]["path"] == "f1.txt"
+    assert _hashes(tree) == before
+
+
+@pytest.mark.parametrize("spoil", ["missing", "count", "link", "mid-link", "directory", "fifo",
+                                   "hash"])
+def test_one_bad_file_among_three_writes_nothing(tree, spoil):
+    names = _files(tree)
+    extra = []
+    if spoil == "missing":
+        os.unlink(tree.p("dir/f2.txt"))
+    elif spoil == "count":
+        tree.write("dir/f2.txt", b"no such text\n")
+    elif spoil == "link":
+        names[1] = "link_out_file"
+    elif spoil == "mid-link":
+        tree.mid_link("dirlink")
+        names[1] = "dirlink/f2.txt"
+    elif spoil == "directory":
+        names[1] = "dir/sub"
+    elif spoil == "fifo":
+        names[1] = tree.fifo("fifo").decode()
+    else:
+        hashes = _hashes(tree)
+        hashes["dir/f2.txt"] = "0" * 64
+        for n in FILES:
+            extra += ["--if-sha256", hashes[n]]
+    before, outside = tack_snapshot(tree.root), tack_snapshot(tree.outside)
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *extra, *names)
+    want = {"missing": "io.not-found", "count": "precondition.count-mismatch",
+            "link": "path.symlink", "mid-link": "path.symlink", "directory": "io.is-a-directory",
+            "fifo": "io.special-file", "hash": "precondition.hash-mismatch"}[spoil]
+    assert r.rules == [want], r
+    assert tack_snapshot(tree.root) == before and tack_snapshot(tree.outside) == outside
+    assert [f["path"] for f in r.data["files"]] == ["f1.txt", "f3.txt"]
+    assert r.data["files_written"] == 0
+    assert not [n for n in os.listdir(tree.root) if "tack-tmp" in n]
+
+
+def tack_snapshot(directory):
+    from mutation import snapshot
+    return snapshot(directory)
+
+
+def test_every_bad_file_is_reported_in_path_order(tree):
+    names = _files(tree)
+    os.unlink(tree.p("f3.txt"))
+    tree.write("f1.txt", b"nothing\n")
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *names)
+    assert r.rules == ["precondition.count-mismatch", "io.not-found"]
+    assert [e["detail"]["path"] for e in r.errors] == ["f1.txt", "f3.txt"]
+    assert read(tree, "dir/f2.txt") == FILES["dir/f2.txt"]
+
+
+def test_if_sha256_is_one_per_path_in_order(tree):
+    names = _files(tree)
+    h = _hashes(tree)
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", "--if-sha256", h["f1.txt"], *names)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["hashes"] == 1
+    swapped = [h["dir/f2.txt"], h["f1.txt"], h["f3.txt"]]
+    args = [x for hx in swapped for x in ("--if-sha256", hx)]
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *args, *names)
+    assert r.rules == ["precondition.hash-mismatch"] * 2
+    assert [e["detail"]["path"] for e in r.errors] == ["f1.txt", "dir/f2.txt"]
+    assert _hashes(tree) == h
+    args = [x for n in names for x in ("--if-sha256", h[n])]
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *args, *names)
+    assert r.exit == 0 and r.data["files_written"] == 3
+    # Repeated with the now stale hashes: already applied, as for one file.
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *args, *names)
+    assert r.exit == 0 and r.data["files_written"] == 0
+
+
+def test_a_file_named_twice_is_refused_and_the_retry_names_it_once(tree):
+    names = _files(tree)
+    before = _hashes(tree)
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *names, "./f1.txt", retries=False)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["path"] == "f1.txt"
+    assert _hashes(tree) == before
+    assert r.errors[0]["repair"]["argv"][-3:] == names
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", "f1.txt", "--", "f1.txt", *names[1:])
+    assert r.rules == ["args.conflict"] and r.retried[0].exit == 0
+    assert r.retried[0].data["replacements"] == 4
+    h = sha(FILES["f1.txt"])
+    r = rep(tree, "--old", "a", "--new", "b", "--if-sha256", h, "--if-sha256", h, "f1.txt", "f1.txt")
+    assert r.rules == ["args.conflict"] and r.errors[0]["repair"]["kind"] == "none"
+
+
+def test_several_files_too_large_one_retry_clears_them_all(tree):
+    names = _files(tree)
+    tree.write("f3.txt", b"x = 3\n" + b"pad\n" * 40)
+    r = rep(tree, "--all", "--max-bytes", "12", "--old", "x =", "--new", "z =", *names)
+    assert r.rules == ["limit.input-too-large"] * 2
+    assert {e["repair"]["argv"][1] for e in r.errors} == {f"--max-bytes={len(read(tree, 'f3.txt'))}"}
+    assert r.retried[0].exit == 0 and r.retried[0].data["files_written"] == 3
+
+
+def test_several_files_from_stdin(tree):
+    names = _files(tree)
+    edits = json.dumps([{"old": "x = ", "new": "v = ", "all": True},
+                        {"old": "v = ", "new": "w = ", "all": True}]).encode()
+    r = rep(tree, "--stdin", *names, stdin=edits)
+    assert r.exit == 0 and r.data["files_written"] == 3
+    assert read(tree, "dir/f2.txt") == b"w = 2\nw = 22\n"
+
+
+def test_a_write_failing_midway_says_which_were_written(tree):
+    names = _files(tree)
+    wrap = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat",
+            "-e", "inject=renameat:error=EIO:when=2"]
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", *names, wrap=wrap)
+    assert r.rules == ["io.write-failed"] and r.errors[0]["detail"]["path"] == "dir/f2.txt"
+    assert [f["written"] for f in r.data["files"]] == [True, False, False]
+    assert r.data["files_written"] == 1
+    assert read(tree, "f1.txt") == FILES["f1.txt"].replace(b"x =", b"z =")
+    assert read(tree, "dir/f2.txt") == FILES["dir/f2.txt"]
+    assert not [n for n in os.listdir(tree.p("dir")) if b"tack-tmp" in n]
+    again = rep(tree, "--all", "--old", "x =", "--new", "z =", *names)
+    assert again.exit == 0 and [f["written"] for f in again.data["files"]] == [False, True, True]
+
+
+def test_several_files_dry_run_makes_no_mutating_call(tree, tmp_path):
+    from test_m7_mutation import mutations, traced
+    names = _files(tree)
+    before = tack_snapshot(tree.root)
+    code, calls = traced(T, ["--root", tree.root, "--dry-run", "--all", "--old", "x =", "--new",
+                             "z =", *names], None, tmp_path)
+    assert code == 9 and mutations(calls) == [] and tack_snapshot(tree.root) == before
+    code, calls = traced(T, ["--root", tree.root, "--all", "--old", "x =", "--new", "z =", *names],
+                         None, tmp_path)
+    assert code == 0 and [n for n, _ in calls].count("renameat") == 3
+    assert "flock" in [n for n, _ in calls] and "fsync" in [n for n, _ in calls]
+
+
+def test_two_racing_writers_of_the_same_files_never_mix(tree):
+    """Two batches over the same three files, each stating the same hashes: one wins all three
+    files, the other writes none (refused, or locked out); never a mix of the two."""
+    for i in range(30):
+        names = _files(tree)
+        h = _hashes(tree)
+        hashes = [x for n in names for x in ("--if-sha256", h[n])]
+        procs = [subprocess.Popen([tack.bin_path(T), "--root", str(tree.root), "--all", "--old",
+                                   "x =", "--new", new, *hashes, *names],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for new in ("A =", "B =")]
+        docs = []
+        for p in procs:
+            out, err = p.communicate(timeout=30)
+            docs.append(tack.check_output(T, [b"--all"], p.returncode, out, err))
+        won = [k for k, d in enumerate(docs) if d["ok"]]
+        assert len(won) == 1, docs
+        loser = docs[1 - won[0]]
+        assert loser["errors"][0]["rule"] in ("precondition.count-mismatch",
+                                              "precondition.hash-mismatch", "conflict.locked")
+        assert loser.get("data") is None or loser["data"]["files_written"] == 0
+        mark = b"AB"[won[0]:won[0] + 1] + b" ="
+        for n in names:
+            assert read(tree, n) == FILES[n].replace(b"x =", mark), (i, n)
+
+
+@pytest.mark.slow
+def test_peak_rss_of_several_files_is_that_of_one(tree, big_replace_files):
+    """Several files are checked, then written, one at a time: the peak is one file's streamed
+    edit (its window, occurrences and changed regions), not the sum of the files."""
+    d, files = big_replace_files
+    content = files[(64, b"\n")]
+    names = [f"many{i}.txt" for i in range(3)]
+    for n in names:
+        (d / n).write_bytes(content)
+    base = [tack.bin_path(T), "--root", d, "--max-bytes", str(256 * MiB), "--old",
+            "NEEDLE_UNIQUE", "--new", "NEEDLE_CHANGED"]
+    one = _peak_rss_kib(base + [names[0]])
+    (d / names[0]).write_bytes(content)
+    many = _peak_rss_kib(base + names)
+    for n in names:
+        assert (d / n).read_bytes() == content.replace(b"NEEDLE_UNIQUE", b"NEEDLE_CHANGED")
+    assert many < REPLACE_RSS_BOUND_KIB and many <= 1.5 * one, (one, many)
+
+
+def test_argument_errors_of_several_files_are_all_collected_before_anything_is_read(tree):
+    names = _files(tree)
+    before = tack_snapshot(tree.root)
+    r = run(T, "--root", tree.root, "--old", "x", "--new", "y", "--if-sha256", "xyz",
+            "--if-sha256", "0" * 64, *names, "f1.txt", wrap=["strace", "-f", "-qq", "-o",
+                                                             str(tree.outside / "trace"),
+                                                             "-e", "trace=openat,openat2"])
+    assert r.rules == ["args.bad-value", "args.conflict", "args.conflict"]
+    assert r.errors[2]["detail"]["path"] == "f1.txt"
+    opened = (tree.outside / "trace").read_text()
+    assert not any(n in opened for n in FILES), "a file was opened before the arguments passed"
+    assert tack_snapshot(tree.root) == before
+
+
+def test_stdin_that_is_a_directory_is_refused(tree):
+    d = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        p = subprocess.run([tack.bin_path(T), "--root", str(tree.root), "--stdin", "plain.txt"],
+                           stdin=d, capture_output=True, timeout=30)
+    finally:
+        os.close(d)
+    doc = tack.check_output(T, [b"--stdin", b"plain.txt"], p.returncode, p.stdout, p.stderr)
+    assert doc["errors"][0]["rule"] == "io.is-a-directory"
+    assert read(tree, "plain.txt") == tack.PLAIN
+
+
+def test_one_name_spelled_two_ways_without_root_is_refused_hard_links_are_two_names(tree):
+    names = _files(tree)
+    before = _hashes(tree)
+    r = run(T, "--all", "--old", "x =", "--new", "z =", "f1.txt", tree.p("f1.txt"), cwd=tree.root)
+    assert r.rules == ["args.conflict"] and r.errors[0]["detail"]["same_as"] == "f1.txt"
+    assert r.data["files"] == [] and _hashes(tree) == before
+    os.link(tree.p("f1.txt"), tree.p("hard.txt"))
+    r = rep(tree, "--all", "--old", "x =", "--new", "z =", "f1.txt", "hard.txt", names[2])
+    assert r.exit == 0 and r.data["files_written"] == 3
+    assert read(tree, "hard.txt") == read(tree, "f1.txt") == FILES["f1.txt"].replace(b"x =", b"z =")

@@ -261,10 +261,14 @@ def test_long_line_that_does_not_match_is_no_error(tree):
 
 
 def test_regex_cannot_search_a_long_line_and_says_so(tree):
-    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^short", "long.txt")
+    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^.", "long.txt")
     (e,) = r.errors
     assert e["rule"] == "limit.line-too-long" and e["detail"]["searched"] is False
     assert e["detail"]["lines"] == [3]
+    # A literal every match contains ("short") is looked for instead: the long line has none,
+    # so it cannot match and is no error.
+    r = S("--root", tree.root, "--regex", "--max-line-bytes", "1024", "^short", "long.txt")
+    assert r.errors == [] and [m["line"] for m in recs(r, "match")] == [1, 2, 4, 5]
 
 
 def test_each_long_line_error_has_a_repair_for_its_own_file(tree):
@@ -283,14 +287,20 @@ def test_each_long_line_error_has_a_repair_for_its_own_file(tree):
         [b"q" * 2000], [b"q" * 1500], [b"q" * 4000]]
 
 
-def test_line_past_the_ceiling_has_no_retry(tree):
+def test_line_past_the_ceiling_has_no_seek_retry(tree):
+    # A literal is found in it: the repair reads bytes around it with peek (test_seek_long.py);
+    # a regex cannot search it, and nothing mechanical can.
     size = 16 * 1024 * 1024 + 10
     with open(tree.p("huge-line.txt"), "wb") as f:
         f.write(b"a" * size + b"\n")
     r = S("--root", tree.root, "a", "huge-line.txt")
     (e,) = r.errors
+    assert e["rule"] == "limit.line-too-long" and e["repair"]["kind"] == "retry"
+    assert os.path.basename(tob(e["repair"]["argv"][0])) == b"peek"
+    assert e["detail"]["longest"] == size and e["detail"]["occurrences"] == size
+    r = S("--root", tree.root, "--regex", "a+", "huge-line.txt")
+    (e,) = r.errors
     assert e["rule"] == "limit.line-too-long" and e["repair"]["kind"] == "none"
-    assert e["detail"]["longest"] == size
 
 
 # --- witness --------------------------------------------------------------------------------
@@ -381,6 +391,7 @@ def reach_all(tree, tmp_path):
         "args.bad-value": lambda: S("--root", t, "--max-count", "lots", "alpha"),
         "args.unexpected-value": lambda: S("--root", t, "--hidden=yes", "alpha"),
         "args.duplicate-flag": lambda: S("--root", t, "--skip", "1", "--skip", "2", "alpha"),
+        "args.conflict": lambda: S("--root", t, "--count", "--files-with-matches", "alpha"),
         "args.missing-operand": lambda: S("--root", t),
         "path.empty": lambda: S("--root", t, "alpha", ""),
         "path.dotdot": lambda: S("--root", t, "alpha", "dir/../plain.txt"),

@@ -133,7 +133,8 @@ def peak_kib(*argv):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["rare", "every-line", "one-long-line", "regex"])
+@pytest.mark.parametrize("case", ["rare", "every-line", "one-long-line", "regex", "count-patterns",
+                                  "totals"])
 def test_memory_is_flat_in_the_file_size(tmp_path, case):
     peaks = []
     for size in (1 * MIB, 64 * MIB, 256 * MIB):
@@ -147,6 +148,12 @@ def test_memory_is_flat_in_the_file_size(tmp_path, case):
         elif case == "regex":
             make_file(path, size)
             args = ["--regex", "-m", "100000000", "w[aeiou]rds? in", path]
+        elif case == "count-patterns":
+            make_file(path, size)
+            args = ["-c", "-e", "ordinary", "-e", "words", "-e", "zzq", path]
+        elif case == "totals":
+            make_file(path, size)
+            args = ["-m", "0", "ordinary", path]
         else:
             make_file(path, size)
             args = ["needle-that-is-not-there", path]

@@ -62,12 +62,14 @@ def test_what_is_left_out_is_counted(tmp_path):
     r = S("--root", root, "needle")
     assert files(r) == [b"keep.txt"]
     # an excluded directory is one entry: its contents are never visited
-    assert skipped(r) == {"ignored": 2, "hidden": 3, "binary": 1, "special": 2, "symlink": 3}
+    assert skipped(r) == {"ignored": 2, "glob": 0, "hidden": 3, "binary": 1, "special": 2,
+                          "symlink": 3}
     assert r.json[-1]["files"] == 1  # binary files are not "searched"
     r = S("--root", root, "--hidden", "--no-ignore", "needle")
     assert files(r) == [b".hdir/a.txt", b".hdir/b.txt", b".hidden.txt", b"build/a.txt",
                         b"build/b.txt", b"keep.txt", b"x.log"]
-    assert skipped(r) == {"ignored": 0, "hidden": 0, "binary": 1, "special": 2, "symlink": 3}
+    assert skipped(r) == {"ignored": 0, "glob": 0, "hidden": 0, "binary": 1, "special": 2,
+                          "symlink": 3}
 
 
 def test_a_file_named_is_always_searched(tmp_path):
@@ -148,8 +150,9 @@ def test_globs(tmp_path):
     assert g("*.log") == [b"x.log"]  # a glob that includes wins over .gitignore
     r = S("--root", root, "--glob", "*.md", "needle")
     # b.txt ab.txt sub/d.txt x.log .gitignore: --glob is asked first, then ignore files, then
-    # whether a name is hidden (ripgrep's order), and each entry is counted once
-    assert skipped(r) == {"ignored": 5, "hidden": 0, "binary": 0, "special": 0, "symlink": 0}
+    # whether a name is hidden (ripgrep's order), and each entry is counted once, under glob
+    assert skipped(r) == {"ignored": 0, "glob": 5, "hidden": 0, "binary": 0, "special": 0,
+                          "symlink": 0}
 
 
 # --- differential: ignore files against git -----------------------------------------------
@@ -200,3 +203,75 @@ def test_ignore_files_agree_with_git(tmp_path, seed):
     r = S("--root", root, "--hidden", "-m", "100000", "needle")
     searched = {p for p in files(r) if not p.startswith(b".git/")}
     assert searched == set(rels) - ignored
+
+
+# --- each exclusion under its own cause, and the text line that names them --------------------
+
+def test_glob_exclusions_are_counted_as_glob_never_as_ignored(tmp_path):
+    root = str(tmp_path)
+    for n in ["a.md", "b.txt", "x.log", ".h.md", ".h.txt"]:
+        put(root, n)
+    put(root, ".gitignore", b"*.log\n")
+    sk = lambda *a: skipped(S("--root", root, *a, "needle"))
+    # a plain glob decides first: what it does not match is glob's, hidden or ignored or not
+    # (.h.md matches it and is searched although hidden, as ripgrep does)
+    r = S("--root", root, "--glob", "*.md", "needle")
+    assert files(r) == [b".h.md", b"a.md"]
+    assert skipped(r) == {"ignored": 0, "glob": 4, "hidden": 0, "binary": 0, "special": 0,
+                          "symlink": 0}  # b.txt x.log .gitignore .h.txt
+    # an excluding glob counts what it excludes; the rest falls to the next rules
+    assert sk("--glob", "!*.md") == {"ignored": 1, "glob": 2, "hidden": 2, "binary": 0,
+                                     "special": 0, "symlink": 0}
+    # no glob: ignore files before hidden names
+    assert sk() == {"ignored": 1, "glob": 0, "hidden": 3, "binary": 0, "special": 0, "symlink": 0}
+    put(root, ".both.log")  # ignored and hidden: counted once, as ignored
+    assert sk()["ignored"] == 2 and sk()["hidden"] == 3
+    assert sk("--no-ignore")["hidden"] == 4 and sk("--no-ignore")["ignored"] == 0
+    # a directory left out by a glob is one entry, its contents never visited
+    put(root, "sub/a.md")
+    put(root, "sub/b.md")
+    assert sk("--glob", "!sub/")["glob"] == 1
+
+
+def test_require_match_hint_does_not_count_what_globs_left_out(tmp_path):
+    root = str(tmp_path)
+    put(root, "a.txt", b"other\n")
+    put(root, "b.txt", b"other\n")
+    r = S("--root", root, "--require-match", "--glob", "*.md", "needle")
+    (e,) = r.errors
+    assert e["rule"] == "precondition.no-match" and e["hint"] is None
+    assert e["detail"]["skipped"]["glob"] == 2 and e["detail"]["skipped"]["ignored"] == 0
+
+
+def test_text_mode_says_what_was_not_searched(tmp_path):
+    root = str(tmp_path)
+    put(root, "bin.dat", b"needle\0\n")
+    r = S("--root", root, "--format", "text", "needle")
+    # the JSON answer says a binary file was skipped; text mode says so too, and exits 0
+    assert r.exit == 0 and r.out == b"[skipped: 1 binary (a file named is searched)]\n"
+    assert skipped(S("--root", root, "needle"))["binary"] == 1
+    # named, it is searched: nothing left out, no line
+    r = S("--root", root, "--format", "text", "needle", "bin.dat")
+    assert r.out == b"bin.dat:1:needle\x00\n"
+    put(root, "a.txt")
+    put(root, "b.txt")
+    put(root, ".h.txt")
+    put(root, "c.log")
+    put(root, ".gitignore", b"*.log\n")
+    r = S("--root", root, "--format", "text", "--glob", "!b.txt", "needle")
+    assert r.out == (b"a.txt:1:needle\n[skipped: 1 ignored (--no-ignore to include), 1 left out "
+                     b"by --glob, 2 hidden (--hidden to include), 1 binary (a file named is "
+                     b"searched)]\n")
+    # cut and left out: one line, the cursor first (what was left out before the cut)
+    put(root, "z.txt")
+    r = S("--root", root, "--format", "text", "-m", "3", "--hidden", "needle")
+    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\n[truncated: continue "
+                     b"with --skip 3; skipped: 1 ignored (--no-ignore to include), 1 binary (a "
+                     b"file named is searched)]\n")
+    # nothing left out, nothing cut: the matches alone
+    r = S("--root", root, "--format", "text", "--hidden", "--no-ignore", "--glob", "*.txt",
+          "needle")
+    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\nz.txt:1:needle\n"
+                     b"[skipped: 3 left out by --glob]\n")
+    r = S("--root", root, "--format", "text", "needle", "a.txt", "b.txt")
+    assert r.out == b"a.txt:1:needle\nb.txt:1:needle\n"

@@ -383,6 +383,164 @@ def test_named_lines_are_bounded(tmp_path):
 
 # --- M3: every declared rule reached ------------------------------------------------------
 
+# --- --match: count only the lines that hold a pattern ------------------------------------
+
+def grep_c(data, *flags, pattern):
+    p = subprocess.run(["grep", "-c", *flags, "--", pattern], input=data, capture_output=True,
+                       env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    assert p.returncode in (0, 1), p.stderr
+    return int(p.stdout)
+
+
+def line_count(data):
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_match_total_is_grep_c(tmp_path, seed):
+    """Literal patterns over random lines (NUL, Latin-1, CR, empty lines, no final newline):
+    the lines counted are grep -c's, with -i grep -ci's (ASCII folding in the C locale), and
+    the counts of what matched are grep -F | sort | uniq -c's."""
+    rnd = random.Random(900 + seed)
+    data = random_input(rnd, crlf=False, final_newline=seed % 3 != 0)
+    if b"\n" in data and all(l.endswith(b"\r") for l in data.split(b"\n")[:-1]):
+        data += b"bare\n"  # a raw file: the keys keep their \r
+    (tmp_path / "in.txt").write_bytes(data)
+    for pattern in [b"a", b"alpha", b"ALPHA", b"\xe9", b"\xff", b" ", b"x ", b"nothing-here",
+                    b""]:
+        for icase in ([], ["-i"]):
+            r = run("tally", "--root", tmp_path, "--top", ALL, "--match", pattern, *icase,
+                    "in.txt")
+            assert r.exit == 0
+            want = grep_c(data, "-F", "-a", *icase, pattern=pattern)
+            assert r.data["total"] == want, (pattern, icase)
+            assert r.data["unmatched"] == line_count(data) - want
+            assert r.data["skipped"] == 0
+            if not icase:
+                kept = [l for l in data.split(b"\n")[:line_count(data)] if pattern in l]
+                assert collections.Counter(dict(pairs(r))) == collections.Counter(kept)
+
+
+@pytest.mark.parametrize("pattern,flags", [
+    ("^a", []), ("a$", []), ("[0-9]+", []), ("al(pha|t)", []), ("^$", []), ("b.t", []),
+    ("ALPHA", ["-i"]), ("^(x|y)+ ", []), ("zz+", []),
+])
+def test_regex_total_is_grep_c_e(tmp_path, pattern, flags):
+    rnd = random.Random(sum(pattern.encode()))
+    words = [b"alpha", b"beta", b"", b"bat", b"12", b"x y", b"alt", b"a", b"xx ", b"Alpha"]
+    lines = [rnd.choice(words) + rnd.choice(words) for _ in range(500)]
+    data = b"\n".join(lines) + b"\n"
+    (tmp_path / "in.txt").write_bytes(data)
+    r = run("tally", "--root", tmp_path, "--top", "0", "--regex", "--match", pattern, *flags,
+            "in.txt")
+    want = grep_c(data, "-E", *flags, pattern=pattern)
+    assert (r.exit, r.data["total"], r.data["unmatched"]) == (0, want, len(lines) - want)
+
+
+def test_match_with_field_tests_the_whole_line(tmp_path):
+    data = b"GET,/a,200\nPOST,/b,500\nGET,/c,500\nGET\nPUT,/d,GET\n"
+    (tmp_path / "log.csv").write_bytes(data)
+    r = run("tally", "--root", tmp_path, "--field", "2", "--delim", ",", "--match", "GET",
+            "log.csv")
+    # GET,/a GET,/c and PUT,/d,GET hold GET (the whole line is tested); the bare GET has no
+    # field 2: it matched, so it is skipped, not unmatched
+    assert pairs(r) == [(b"/a", 1), (b"/c", 1), (b"/d", 1)]
+    assert (r.data["total"], r.data["skipped"], r.data["unmatched"]) == (3, 1, 1)
+    assert r.data["total"] + r.data["skipped"] == grep_c(data, "-F", pattern=b"GET")
+
+
+def test_match_never_matching_and_empty_pattern(tmp_path):
+    (tmp_path / "in.txt").write_bytes(b"a\nb\n\nc")
+    r = run("tally", "--root", tmp_path, "--match", "zzz", "in.txt")
+    assert r.exit == 0 and r.errors == []
+    assert (r.data["total"], r.data["distinct"], r.data["unmatched"], r.data["top"]) == \
+        (0, 0, 4, [])
+    r = run("tally", "--root", tmp_path, "--match", "", "in.txt")
+    assert (r.data["total"], r.data["unmatched"]) == (4, 0)  # grep -c '' counts every line
+    assert r.data["total"] == grep_c(b"a\nb\n\nc", pattern=b"")
+    r = run("tally", "--root", tmp_path, "--regex", "--match", "", "in.txt")
+    assert (r.data["total"], r.data["unmatched"]) == (4, 0)
+    # without --match there is no unmatched count
+    assert "unmatched" not in run("tally", "--root", tmp_path, "in.txt").data
+
+
+def test_match_sees_the_line_without_its_final_cr_or_bom(tmp_path):
+    (tmp_path / "crlf.txt").write_bytes(b"\xef\xbb\xbfstart x\r\nmid x\r\nend y\r\n")
+    (tmp_path / "raw.txt").write_bytes(b"one x\r\ntwo x\n")
+    for f in ("crlf.txt", "raw.txt"):
+        r = run("tally", "--root", tmp_path, "--regex", "--match", "x$", f)
+        assert r.data["total"] == 2, f
+    r = run("tally", "--root", tmp_path, "--regex", "--match", "^start", "crlf.txt")
+    assert r.data["total"] == 1
+    # the raw file's key keeps its \r: only the match ignores it
+    r = run("tally", "--root", tmp_path, "--match", "x", "raw.txt")
+    assert pairs(r) == [(b"one x\r", 1), (b"two x", 1)]
+
+
+def test_match_non_utf8_lines_and_pattern(tmp_path):
+    data = b"caf\xe9 1\ncaf\xc3\xa9 2\n\xff\xfe\n\x00nul\n"
+    (tmp_path / "in.txt").write_bytes(data)
+    r = run("tally", "--root", tmp_path, "--match", b"caf\xe9", "in.txt")
+    assert pairs(r) == [(b"caf\xe9 1", 1)] and r.data["unmatched"] == 3
+    r = run("tally", "--root", tmp_path, "--match", "nul", "in.txt")
+    assert pairs(r) == [(b"\x00nul", 1)]
+    r = run("tally", "--root", tmp_path, "--regex", "--match", "caf.", "in.txt")
+    assert pairs(r) == [(b"caf\xc3\xa9 2", 1)]  # `.` is one UTF-8 character
+    r = run("tally", "--root", tmp_path, "--regex", "-i", "--match", "CAFÉ", "in.txt")
+    assert pairs(r) == [(b"caf\xc3\xa9 2", 1)]  # Unicode folding with --regex
+
+
+def test_match_counts_stay_exact_when_the_key_cap_stops(tmp_path):
+    lines = [b"k%d %s" % (i, b"hit" if i % 3 else b"miss") for i in range(200)]
+    (tmp_path / "in.txt").write_bytes(b"\n".join(lines) + b"\n")
+    r = run("tally", "--root", tmp_path, "--max-keys", "50", "--match", "hit", "in.txt")
+    assert r.rules == ["limit.too-many-keys"]
+    stop = r.errors[0]["detail"]["line"]  # the line whose key did not fit
+    assert lines[stop - 1].endswith(b"hit")
+    before = lines[:stop - 1]
+    assert r.data["total"] == sum(l.endswith(b"hit") for l in before) == 50
+    assert r.data["unmatched"] == sum(l.endswith(b"miss") for l in before)
+
+
+def test_match_long_lines_are_skipped_untested(tmp_path):
+    (tmp_path / "in.txt").write_bytes(b"hit\n" + b"hit" * 100 + b"\nmiss\n")
+    r = run("tally", "--root", tmp_path, "--max-line-bytes", "10", "--match", "hit", "in.txt")
+    assert r.rules == ["limit.line-too-long"]
+    assert (r.data["total"], r.data["skipped"], r.data["unmatched"]) == (1, 1, 1)
+    assert r.retried[0].data["total"] == 2
+
+
+def test_match_text_mode(tmp_path):
+    (tmp_path / "in.txt").write_bytes(b"a x\na x\nb x\nc\n")
+    t = run("tally", "--root", tmp_path, "--format", "text", "--match", "x", "in.txt")
+    assert t.out == b"      2 a x\n      1 b x\n[3 counted, 0 skipped, 1 did not match]\n"
+    t = run("tally", "--root", tmp_path, "--format", "text", "--top", "0", "--match", "q",
+            "in.txt")
+    assert t.out == b"[0 counted, 0 skipped, 4 did not match]\n"
+
+
+@pytest.mark.parametrize("args,rule,reason", [
+    (["--regex", "--match", "a("], "query.bad-pattern", "syntax"),
+    (["--regex", "--match", "a{1001}"], "query.bad-pattern", "syntax"),
+    (["--regex", "-i", "--match", "\\p{Nope}"], "query.bad-pattern", "syntax"),
+    (["--match", "a\nb"], "query.bad-pattern", "newline"),
+    (["--regex", "--match", "a\nb"], "query.bad-pattern", "newline"),
+    (["--regex"], "args.required-flag", None),
+    (["-i"], "args.required-flag", None),
+], ids=["paren", "repeat", "bad-class", "newline", "regex-newline", "regex-alone", "i-alone"])
+def test_bad_patterns_are_refused_before_reading(args, rule, reason):
+    """Not even standard input (a pipe that never ends) is read."""
+    p = subprocess.Popen([tack.bin_path("tally"), *args], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=5)
+    doc = tack.check_output("tally", [tack.to_bytes(a) for a in args], p.returncode, out, err)
+    assert [e["rule"] for e in doc["errors"]] == [rule] and p.returncode == 2
+    if reason:
+        assert doc["error"]["detail"]["reason"] == reason
+        assert tack.tob(doc["error"]["detail"]["pattern"]) == args[-1].encode()
+    assert "data" not in doc
+
+
 R = "{root}"
 FIXTURES = [
     ("args.unknown-flag", [R, "--fields", "2", "plain.txt"], {}),
@@ -411,6 +569,11 @@ FIXTURES = [
     ("io.read-failed", ["/proc/self/mem"], {}),
     ("limit.line-too-long", [R, "--max-line-bytes", "100", "long.txt"], {}),
     ("limit.too-many-keys", [R, "--max-keys", "3", "plain.txt"], {}),
+    ("args.required-flag", [R, "--regex", "plain.txt"], {}),
+    ("args.required-flag", [R, "-i", "plain.txt"], {}),
+    ("query.bad-pattern", [R, "--regex", "--match", "a(", "plain.txt"], {}),
+    ("query.bad-pattern", [R, "--match", "a\nb", "plain.txt"], {}),
+    ("limit.too-many-keys", [R, "--max-keys", "1", "--match", "e", "plain.txt"], {}),
 ]
 
 
@@ -444,7 +607,7 @@ def test_fixture_reaches_its_rule(tree, fx):
     r = _fixture(tree, args, opts)
     assert r.rules and r.rules[0] == rule, r
     assert r.exit == tack.CATALOGUE[rule] and r.doc["ok"] is False
-    if rule.startswith(("args.", "path.")) and rule != "path.symlink":
+    if rule.startswith(("args.", "path.", "query.")) and rule != "path.symlink":
         assert "data" not in r.doc  # refused before anything was opened
     else:
         assert "data" in r.doc      # what was counted is still the answer

@@ -12,6 +12,7 @@ import base64
 import fcntl
 import os
 import random
+import re
 import stat
 import subprocess
 
@@ -20,6 +21,9 @@ import pytest
 import tack
 from mutation import FLIPPER, MiB, W, litter, read, sha, snapshot
 from tack import SECRET, run
+
+MARK = b"\xef\xbb\xbf"  # a UTF-8 BOM
+
 
 def raw_lines(content: bytes) -> list:
     """(text, has_newline) per line, '\\r' kept."""
@@ -35,14 +39,16 @@ def raw_lines(content: bytes) -> list:
 
 
 def apply_diff(old: bytes, diff: dict) -> bytes:
-    """The new bytes from the old ones and the JSON diff, under the eol policy it names."""
-    def raw(line, crlf):
-        t = tack.tob(line["text"])
+    """The new bytes from the old ones and the JSON diff, under the eol and BOM policy it
+    names (line 1 of a side with a BOM is shown without it)."""
+    def raw(line, crlf, bom):
+        t = (MARK if bom else b"") + tack.tob(line["text"])
         if line.get("no_newline"):
             return t
         return t + (b"\r\n" if crlf else b"\n")
 
     old_crlf, new_crlf = diff["old_eol"] == "crlf", diff["new_eol"] == "crlf"
+    old_bom, new_bom = diff["old_bom"], diff["new_bom"]
     a = raw_lines(old)
     out, i = [], 0
     for h in diff["hunks"]:
@@ -53,13 +59,16 @@ def apply_diff(old: bytes, diff: dict) -> bytes:
             i += 1
         n_old = n_new = 0
         for line in h["lines"]:
+            new_first = new_bom and not out  # the line would be line 1 of the new file
             if line["op"] == "+":
-                out.append(raw(line, new_crlf))
+                out.append(raw(line, new_crlf, new_first))
                 n_new += 1
                 continue
             have = a[i][0] + (b"\n" if a[i][1] else b"")
-            assert raw(line, old_crlf if line["op"] == "-" else new_crlf) == have, (line, have)
-            if line["op"] == " ":
+            if line["op"] == "-":
+                assert raw(line, old_crlf, old_bom and i == 0) == have, (line, have)
+            else:
+                assert raw(line, new_crlf, new_first) == have, (line, have)
                 out.append(have)
                 n_new += 1
             n_old += 1
@@ -139,7 +148,8 @@ def test_diff_applies_exactly_and_counts_like_gnu_diff(tree, tmp_path, old_name)
     for new_name, new in CONTENTS.items():
         old = CONTENTS[old_name]
         tree.write("f.bin", old)
-        r = W(tree, "--if-sha256", sha(old), "--stdin", "f.bin", stdin=new)
+        r = W(tree, "--if-sha256", sha(old), "--eol", "raw", "--bom", "raw", "--stdin", "f.bin",
+              stdin=new)
         assert r.exit == 0, r
         assert read(tree.p("f.bin")) == new  # stored byte for byte
         diff = r.data["diff"]
@@ -178,8 +188,230 @@ def test_crlf_is_shown_under_the_policy_and_bom_kept(tree):
     assert diff["old_eol"] == diff["new_eol"] == "crlf"
     assert [l["text"] for l in diff["hunks"][0]["lines"]] == ["one", "two", "2", "three"]
     r = W(tree, "--if-sha256", sha(tack.BOM), "--stdin", "bom.txt", stdin=tack.BOM + b"third\n")
-    assert read(tree.p("bom.txt")).startswith(b"\xef\xbb\xbf")
-    assert r.data["diff"]["hunks"][0]["lines"][0]["text"] == "\ufeffwith bom"
+    assert read(tree.p("bom.txt")) == tack.BOM + b"third\n"
+    # The BOM is named, not shown as part of line 1 (peek shows line 1 so).
+    diff = r.data["diff"]
+    assert diff["old_bom"] is diff["new_bom"] is True
+    assert diff["hunks"][0]["lines"][0] == {"op": " ", "text": "with bom"}
+
+
+# --- line endings and BOM: the file's are kept ---------------------------------------------
+
+def eol_of(b: bytes) -> str:
+    """TOOLS.md's policy, written out again here."""
+    n = b.count(b"\n")
+    crlf = b.count(b"\r\n")
+    return "none" if n == 0 else "crlf" if crlf == n else "lf" if crlf == 0 else "mixed"
+
+
+def kept(old: bytes, new: bytes) -> bytes:
+    """What --eol keep --bom keep writes over `old`: its BOM put back when the content has
+    none, then, over a CRLF file, a '\r' before every '\n' without one; binary content (a NUL
+    in its first 8 KiB) as given."""
+    if b"\0" in new[:8192]:
+        return new
+    if old.startswith(MARK) and not new.startswith(MARK):
+        new = MARK + new
+    if eol_of(old) == "crlf":
+        new = re.sub(rb"(?<!\r)\n", b"\r\n", new)
+    return new
+
+
+def crlf31() -> bytes:
+    return b"".join(b"key%d = value%d\r\n" % (i, i) for i in range(31))
+
+
+@pytest.mark.parametrize("old_name", list(CONTENTS))
+def test_keep_writes_what_the_model_says_and_the_second_call_is_unchanged(tree, tmp_path, old_name):
+    old = CONTENTS[old_name]
+    for new_name, new in CONTENTS.items():
+        want = kept(old, new)
+        tree.write("f.bin", old)
+        r = W(tree, "--if-sha256", sha(old), "--stdin", "f.bin", stdin=new)
+        assert r.exit == 0, r
+        assert read(tree.p("f.bin")) == want, (old_name, new_name)
+        d = r.data
+        assert (d["bytes"], d["after_sha256"]) == (len(want), sha(want))
+        assert (d["eol"], d["bom"]) == (eol_of(want), want.startswith(MARK))
+        assert apply_diff(old, d["diff"]) == want, (old_name, new_name)
+        assert (d["diff"]["added"], d["diff"]["removed"]) == gnu_counts(tmp_path, old, want)
+        assert (d["diff"]["old_bom"], d["diff"]["new_bom"]) == (old.startswith(MARK), want.startswith(MARK))
+        again = W(tree, "--if-sha256", sha(old), "--stdin", "f.bin", stdin=new)
+        assert again.exit == 0 and again.data["changed"] is False, (old_name, new_name)
+        assert read(tree.p("f.bin")) == want
+
+
+def test_lf_content_over_a_crlf_file_is_one_line_changed(tree):
+    old = crlf31()
+    tree.write("conf.ini", old)
+    new = old.replace(b"\r\n", b"\n").replace(b"value17", b"changed")  # what peek showed, edited
+    want = old.replace(b"value17", b"changed")
+    dry = W(tree, "--if-sha256", sha(old), "--dry-run", "--stdin", "conf.ini", stdin=new)
+    assert dry.exit == 9 and read(tree.p("conf.ini")) == old
+    step = dry.doc["planned_actions"][-1]
+    assert (step["op"], step["after_sha256"], step["bytes"]) == ("replace", sha(want), len(want))
+    assert (dry.data["eol"], dry.data["diff"]["added"], dry.data["diff"]["removed"]) == ("crlf", 1, 1)
+    r = W(tree, "--if-sha256", sha(old), "--stdin", "conf.ini", stdin=new)
+    assert r.exit == 0 and read(tree.p("conf.ini")) == want
+    d = r.data
+    assert (d["eol"], d["bom"], d["after_sha256"], d["bytes"]) == ("crlf", False, sha(want), len(want))
+    diff = d["diff"]
+    assert (diff["added"], diff["removed"], diff["old_eol"], diff["new_eol"]) == (1, 1, "crlf", "crlf")
+    changed = [(l["op"], l["text"]) for h in diff["hunks"] for l in h["lines"] if l["op"] != " "]
+    assert changed == [("-", "key17 = value17"), ("+", "key17 = changed")]
+    # The retry of the call that landed, and the dry run of it: nothing to do.
+    again = W(tree, "--if-sha256", sha(old), "--stdin", "conf.ini", stdin=new)
+    assert again.exit == 0 and again.data["changed"] is False and again.data["eol"] == "crlf"
+    dry2 = W(tree, "--if-sha256", sha(want), "--dry-run", "--stdin", "conf.ini", stdin=new)
+    assert dry2.exit == 9 and dry2.doc["planned_actions"] == [] and dry2.data["changed"] is False
+
+
+def test_eol_keep_over_lf_mixed_and_new_files_writes_as_given(tree):
+    # CRLF content over an LF file: as given (keep follows only a CRLF file).
+    r = W(tree, "--if-sha256", sha(tack.PLAIN), "--stdin", "plain.txt", stdin=b"a\r\nb\r\n")
+    assert read(tree.p("plain.txt")) == b"a\r\nb\r\n" and r.data["eol"] == "crlf"
+    # LF content over a mixed file: as given.
+    r = W(tree, "--if-sha256", sha(tack.MIXED), "--stdin", "mixed.txt", stdin=b"x\ny\n")
+    assert read(tree.p("mixed.txt")) == b"x\ny\n" and r.data["eol"] == "lf"
+    # A new file has no line endings to keep; --eol crlf converts it.
+    r = W(tree, "--create", "--stdin", "n1.txt", stdin=b"p\nq\r\n")
+    assert read(tree.p("n1.txt")) == b"p\nq\r\n" and r.data["eol"] == "mixed"
+    r = W(tree, "--create", "--eol", "crlf", "--stdin", "n2.txt", stdin=b"p\nq\r\n")
+    assert read(tree.p("n2.txt")) == b"p\r\nq\r\n" and r.data["eol"] == "crlf"
+    assert r.data["diff"]["new_eol"] == "crlf" and [l["text"] for l in r.data["diff"]["hunks"][0]["lines"]] == ["p", "q"]
+    again = W(tree, "--create", "--eol", "crlf", "--stdin", "n2.txt", stdin=b"p\nq\r\n")
+    assert again.exit == 0 and again.data["changed"] is False
+    r = W(tree, "--create", "--bom", "add", "--stdin", "n3.txt", stdin=b"z\n")
+    assert read(tree.p("n3.txt")) == MARK + b"z\n" and r.data["bom"] is True
+    # --create has no old file to follow: a CRLF file found there is not the landed retry of
+    # its LF spelling.
+    c = W(tree, "--create", "--stdin", "crlf.txt", stdin=tack.CRLF.replace(b"\r\n", b"\n"))
+    assert c.rules == ["conflict.exists"] and read(tree.p("crlf.txt")) == tack.CRLF
+    c = W(tree, "--create", "--stdin", "bom.txt", stdin=tack.BOM[3:])
+    assert c.rules == ["conflict.exists"] and read(tree.p("bom.txt")) == tack.BOM
+
+
+def test_mixed_content_over_a_crlf_file_converts_only_the_bare_newlines(tree):
+    r = W(tree, "--if-sha256", sha(tack.CRLF), "--stdin", "crlf.txt", stdin=b"a\r\nb\nc\r\n\nd")
+    assert read(tree.p("crlf.txt")) == b"a\r\nb\r\nc\r\n\r\nd" and r.data["eol"] == "crlf"
+
+
+def test_eol_lf_and_crlf_say_otherwise(tree):
+    r = W(tree, "--if-sha256", sha(tack.CRLF), "--eol", "lf", "--stdin", "crlf.txt",
+          stdin=b"one\r\ntwo\nthree\r\n")
+    assert read(tree.p("crlf.txt")) == b"one\ntwo\nthree\n"
+    d = r.data
+    assert d["eol"] == "lf" and (d["diff"]["old_eol"], d["diff"]["new_eol"]) == ("crlf", "lf")
+    assert (d["diff"]["added"], d["diff"]["removed"]) == (3, 3)  # every line's ending changed
+    again = W(tree, "--if-sha256", sha(tack.CRLF), "--eol", "lf", "--stdin", "crlf.txt",
+              stdin=b"one\r\ntwo\nthree\r\n")
+    assert again.data["changed"] is False
+    # --eol crlf over an LF file.
+    r = W(tree, "--if-sha256", sha(tack.PLAIN), "--eol", "crlf", "--stdin", "plain.txt", stdin=b"u\nv\n")
+    assert read(tree.p("plain.txt")) == b"u\r\nv\r\n"
+    # raw: byte for byte over a CRLF file.
+    tree.write("c2.txt", tack.CRLF)
+    r = W(tree, "--if-sha256", sha(tack.CRLF), "--eol", "raw", "--stdin", "c2.txt", stdin=b"u\nv\n")
+    assert read(tree.p("c2.txt")) == b"u\nv\n" and r.data["eol"] == "lf"
+
+
+def test_bom_is_kept_not_doubled_and_removed_on_request(tree):
+    # Content without a BOM over a BOM file (as peek shows it): the BOM is put back.
+    new = b"with BOM\nsecond\n"
+    r = W(tree, "--if-sha256", sha(tack.BOM), "--stdin", "bom.txt", stdin=new)
+    assert read(tree.p("bom.txt")) == MARK + new
+    d = r.data
+    assert d["bom"] is True and (d["diff"]["old_bom"], d["diff"]["new_bom"]) == (True, True)
+    assert [(l["op"], l["text"]) for l in d["diff"]["hunks"][0]["lines"]] == [
+        ("-", "with bom"), ("+", "with BOM"), (" ", "second")]
+    assert W(tree, "--if-sha256", sha(tack.BOM), "--stdin", "bom.txt", stdin=new).data["changed"] is False
+    # Content with its own BOM: not doubled.
+    cur = MARK + new
+    r = W(tree, "--if-sha256", sha(cur), "--stdin", "bom.txt", stdin=MARK + b"x\n")
+    assert read(tree.p("bom.txt")) == MARK + b"x\n"
+    # --bom remove: line 1 changed, its text the same, the fields say why.
+    cur = MARK + b"x\n"
+    r = W(tree, "--if-sha256", sha(cur), "--bom", "remove", "--stdin", "bom.txt", stdin=MARK + b"x\n")
+    assert read(tree.p("bom.txt")) == b"x\n" and r.data["bom"] is False
+    d = r.data["diff"]
+    assert (d["old_bom"], d["new_bom"], d["added"], d["removed"]) == (True, False, 1, 1)
+    assert [(l["op"], l["text"]) for l in d["hunks"][0]["lines"]] == [("-", "x"), ("+", "x")]
+    # --bom raw: as given, even over a BOM file.
+    tree.write("b2.txt", tack.BOM)
+    W(tree, "--if-sha256", sha(tack.BOM), "--bom", "raw", "--stdin", "b2.txt", stdin=b"y\n")
+    assert read(tree.p("b2.txt")) == b"y\n"
+
+
+def test_bom_and_crlf_file_with_empty_content_and_a_lone_cr(tree):
+    old = MARK + b"a\r\nb\r\n"
+    tree.write("bc.txt", old)
+    # Empty content: the BOM is kept (an empty text that keeps its encoding mark).
+    r = W(tree, "--if-sha256", sha(old), "--stdin", "bc.txt", stdin=b"")
+    assert read(tree.p("bc.txt")) == MARK
+    assert (r.data["eol"], r.data["bom"], r.data["bytes"]) == ("none", True, 3)
+    assert r.data["diff"]["hunks"][0]["lines"] == [
+        {"op": "-", "text": "a"}, {"op": "-", "text": "b"}, {"op": "+", "text": "", "no_newline": True}]
+    # --bom remove makes it truly empty.
+    r = W(tree, "--if-sha256", sha(MARK), "--bom", "remove", "--stdin", "bc.txt", stdin=b"")
+    assert read(tree.p("bc.txt")) == b"" and r.data["bytes"] == 0
+    # A lone '\r' is a byte, never a line ending: nothing is added to it.
+    tree.write("cr.txt", tack.CRLF)
+    W(tree, "--if-sha256", sha(tack.CRLF), "--stdin", "cr.txt", stdin=b"a\rb\r\nc\r")
+    assert read(tree.p("cr.txt")) == b"a\rb\r\nc\r"
+
+
+def test_non_utf8_and_binary_content(tree):
+    # Latin-1 over CRLF: converted like any text, shown as b64 lines.
+    new = "caf\u00e9\nna\u00efve\n".encode("latin-1")
+    r = W(tree, "--if-sha256", sha(tack.CRLF), "--stdin", "crlf.txt", stdin=new)
+    assert read(tree.p("crlf.txt")) == new.replace(b"\n", b"\r\n")
+    assert {"b64": base64.b64encode(b"caf\xe9").decode()} in [
+        l["text"] for l in r.data["diff"]["hunks"][0]["lines"]]
+    # Binary content (a NUL in its first 8 KiB) is not rewritten by keep; --eol crlf does.
+    cur = new.replace(b"\n", b"\r\n")
+    r = W(tree, "--if-sha256", sha(cur), "--stdin", "crlf.txt", stdin=tack.NUL)
+    assert read(tree.p("crlf.txt")) == tack.NUL
+    tree.write("c2.txt", tack.CRLF)
+    W(tree, "--if-sha256", sha(tack.CRLF), "--eol", "crlf", "--stdin", "c2.txt", stdin=tack.NUL)
+    assert read(tree.p("c2.txt")) == tack.NUL.replace(b"\n", b"\r\n")
+
+
+def test_content_sha256_is_of_the_content_as_given(tree):
+    new = b"one\nTWO\nthree\n"
+    r = W(tree, "--if-sha256", sha(tack.CRLF), "--content-sha256", sha(new), "--stdin", "crlf.txt",
+          stdin=new)
+    assert r.exit == 0 and r.data["after_sha256"] == sha(new.replace(b"\n", b"\r\n"))
+    tree.write("c2.txt", tack.CRLF)
+    bad = W(tree, "--if-sha256", sha(tack.CRLF), "--content-sha256", sha(new.replace(b"\n", b"\r\n")),
+            "--stdin", "c2.txt", stdin=new)
+    assert bad.rules == ["precondition.content-mismatch"] and read(tree.p("c2.txt")) == tack.CRLF
+
+
+def test_content_at_the_cap_may_grow_twice_and_a_bom(tree):
+    """--max-bytes caps the content as given; the rewrite of N newlines over a CRLF file with a
+    BOM is 2N + 3 bytes, written whole."""
+    n = 4096
+    old = MARK + b"x\r\n"
+    tree.write("cap.txt", old)
+    new = b"\n" * n
+    r = W(tree, "--if-sha256", sha(old), "--max-bytes", str(n), "--stdin", "cap.txt", stdin=new)
+    want = MARK + b"\r\n" * n
+    assert r.exit == 0 and read(tree.p("cap.txt")) == want
+    assert (r.data["bytes"], r.data["after_sha256"]) == (2 * n + 3, sha(want))
+    # One byte more is refused, with the retry that clears it (the harness runs it).
+    tree.write("cap2.txt", old)
+    big = W(tree, "--if-sha256", sha(old), "--max-bytes", str(n), "--stdin", "cap2.txt", stdin=new + b"\n")
+    assert big.rules == ["limit.input-too-large"] and big.errors[0]["detail"]["bytes"] == n + 1
+    # An old file larger than the cap is not held, yet its line endings and BOM are known.
+    large = MARK + b"line\r\n" * 2000
+    tree.write("large.txt", large)
+    r = W(tree, "--if-sha256", sha(large), "--max-bytes", "100", "--stdin", "large.txt", stdin=b"a\nb\n")
+    assert read(tree.p("large.txt")) == MARK + b"a\r\nb\r\n" and r.data["diff"] is None
+
+
+def test_text_mode_names_eol_and_bom(tree):
+    t = W(tree, "--if-sha256", sha(tack.BOM), "--stdin", "bom.txt", "--format", "text", stdin=b"z\n")
+    assert t.out.startswith(b"bom.txt: replaced, 5 bytes, lf, bom, sha256 ")
 
 
 def test_missing_final_newline_is_marked(tree):
@@ -302,7 +534,7 @@ def test_text_mode_is_a_unified_diff(tree):
     t = W(tree, "--if-sha256", sha(tack.CRLF), "--stdin", "crlf.txt", "--format", "text",
           stdin=b"one\r\nTWO\r\nthree\r\n")
     assert t.exit == 0
-    assert t.out.startswith(b"crlf.txt: replaced, 17 bytes, sha256 ")
+    assert t.out.startswith(b"crlf.txt: replaced, 17 bytes, crlf, sha256 ")
     assert b"@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" in t.out
 
 

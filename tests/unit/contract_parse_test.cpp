@@ -361,3 +361,32 @@ TEST(ContractParse, ConflictOncePerPairWhenBothDeclareIt) {
 }
 
 }  // namespace
+
+// An operand that starts with '-' but could be no flag (a space, no letter): the repair puts it
+// after "--", keeping the flags and the operands' order.
+TEST(ContractParse, DashedOperandGetsADoubleDashRepair) {
+  for (const Argv& argv : {Argv{"t", "- [ ]", "-i", "notes.md"}, Argv{"t", "-i", "- [ ]", "notes.md"},
+                           Argv{"t", "-i", "notes", "- [ ]"}, Argv{"t", "-1", "notes.md"},
+                           Argv{"t", "--", "x", "-n", "3"}}) {
+    Parsed p = parse(argv);
+    if (argv[1] == "--") {
+      EXPECT_TRUE(p.errors.empty()) << errors_dump(p);
+      continue;
+    }
+    ASSERT_FALSE(p.errors.empty());
+    EXPECT_EQ(p.errors[0].rule, "args.unknown-flag") << errors_dump(p);
+    ASSERT_EQ(p.errors[0].repair.kind, Repair::Kind::Retry) << errors_dump(p);
+    EXPECT_NE(p.errors[0].hint, std::nullopt);
+    Parsed again = parse(p.errors[0].repair.argvs.at(0));
+    EXPECT_TRUE(again.errors.empty()) << errors_dump(again);
+  }
+  Parsed p = parse({"t", "- [ ]", "-i", "notes.md"});
+  Parsed again = parse(p.errors.at(0).repair.argvs.at(0));
+  EXPECT_EQ(operand_values(again, 0), std::vector<std::string>{"- [ ]"});
+  EXPECT_EQ(operand_values(again, 1), std::vector<std::string>{"notes.md"});
+  EXPECT_NE(value_of(again, kIgnoreCase), nullptr);
+  // A flag-shaped unknown token keeps the flag treatment: a near flag, no "--" repair.
+  p = parse({"t", "--wrod", "pat"});
+  ASSERT_EQ(p.errors.at(0).repair.kind, Repair::Kind::Retry);
+  EXPECT_EQ(p.errors[0].repair.argvs[0], (Argv{"t", "--word", "pat"}));
+}

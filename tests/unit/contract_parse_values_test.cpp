@@ -114,7 +114,7 @@ TEST(ContractParse, RangeForms) {
 // ---------------------------------------------------------------- operands
 
 contract::OperandInfo op(std::string_view name, size_t min, size_t max) {
-  return {name, contract::Role::PathRead, min, max, "h", false};
+  return {name, contract::Role::PathRead, min, max, "h", false, ""};
 }
 
 TEST(ContractParse, MissingOperand) {
@@ -144,11 +144,13 @@ TEST(ContractParse, TooManyOperands) {
   Parsed p = parse_ops({"t", "a", "b", "c"}, {op("A", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "b");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 1u);  // how many the tool takes
   p = parse_ops({"t", "a"}, {});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   p = parse_ops({"t", "a", "b", "c"}, {op("A", 0, 1), op("B", 1, 1)});
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
   EXPECT_EQ(detail_str(p.errors[0], "operand"), "c");
+  EXPECT_EQ(p.errors[0].detail.get("max")->as_uint(), 2u);
 }
 
 TEST(ContractParse, OperandDistribution) {
@@ -193,6 +195,35 @@ TEST(ContractParse, OperandDistribution) {
   p = parse_ops({"t", "a", "b", "c", "d"}, one_many);
   ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
   EXPECT_EQ(spread(p, 2), (std::vector<Argv>{{"a"}, {"b", "c", "d"}}));
+}
+
+TEST(ContractParse, OperandNotTakenWhenItsFlagIsGiven) {
+  // grep's `-e PATTERN`: with --exclude given, every operand is a PATH.
+  contract::OperandInfo pattern = op("PATTERN", 1, 1);
+  pattern.unless = "exclude";
+  const std::vector<contract::OperandInfo> ops = {pattern, op("PATH", 0, kMany)};
+  Parsed p = parse_ops({"t", "-x", "p", "a", "b"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_TRUE(operand_values(p, 0).empty());
+  EXPECT_EQ(operand_values(p, 1), (Argv{"a", "b"}));
+  p = parse_ops({"t", "--exclude=p"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_TRUE(p.operands.empty());
+  // Without the flag the operand is taken, and required, as before.
+  p = parse_ops({"t", "a", "b"}, ops);
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_EQ(operand_values(p, 0), Argv{"a"});
+  p = parse_ops({"t"}, ops);
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.missing-operand"});
+  EXPECT_EQ(detail_str(p.errors[0], "operand"), "PATTERN");
+  // A required operand after it keeps its tokens when the slot is skipped.
+  contract::OperandInfo first = op("A", 1, 1);
+  first.unless = "word";
+  p = parse_ops({"t", "-w", "x"}, {first, op("B", 1, 1)});
+  ASSERT_TRUE(p.errors.empty()) << errors_dump(p);
+  EXPECT_EQ(operand_values(p, 1), Argv{"x"});
+  p = parse_ops({"t", "-w", "x", "y"}, {first, op("B", 1, 1)});
+  ASSERT_EQ(rules(p), std::vector<std::string>{"args.too-many-operands"});
 }
 
 // ---------------------------------------------------------------- all errors collected
@@ -287,6 +318,35 @@ TEST(ContractParse, RemoveFlagInsideACluster) {
   Parsed p = parse(out);
   EXPECT_EQ(value_of(p, kCount), nullptr) << "still there: " << ::testing::PrintToString(out);
   EXPECT_NE(value_of(p, kIgnoreCase), nullptr) << ::testing::PrintToString(out);
+}
+
+// ---------------------------------------------------------------- one operand's retry
+
+// Context::argv_with_flag_for_operand: the flag set once, and of the operands only the k-th,
+// wherever the others sat (before or after "--", next to flags and their values).
+Argv for_operand(const Argv& argv, size_t k, std::string_view flag, std::string value) {
+  Parsed p = parse(argv);
+  EXPECT_TRUE(p.errors.empty()) << errors_dump(p);
+  static constexpr contract::Tool kT{.name = "t"};
+  contract::Out out(-1);
+  contract::Context ctx(kT, out);
+  ctx.argv_ = argv;
+  ctx.flags_ = flags();
+  for (auto& op : p.operands) ctx.operand_tokens_.push_back(op.token);
+  return ctx.argv_with_flag_for_operand(k, flag, std::move(value));
+}
+
+TEST(ContractParse, ArgvForOneOperand) {
+  Argv argv = {"t", "pat", "-n", "5", "a", "--word", "b", "c"};
+  EXPECT_EQ(for_operand(argv, 2, "count", "9"), (Argv{"t", "--count=9", "--word", "b"}));
+  EXPECT_EQ(for_operand(argv, 0, "count", "9"), (Argv{"t", "--count=9", "pat", "--word"}));
+  // Operands after "--" that look like flags stay operands, and the "--" stays.
+  argv = {"t", "--count", "5", "--", "pat", "--count", "b"};
+  EXPECT_EQ(for_operand(argv, 1, "count", "9"), (Argv{"t", "--count=9", "--", "--count"}));
+  EXPECT_EQ(for_operand(argv, 2, "count", "9"), (Argv{"t", "--count=9", "--", "b"}));
+  // A flag's value that looks like an operand is not one.
+  argv = {"t", "-o", "a", "pat", "b"};
+  EXPECT_EQ(for_operand(argv, 1, "word", "x"), (Argv{"t", "--word=x", "-o", "a", "b"}));
 }
 
 // ---------------------------------------------------------------- edit_distance

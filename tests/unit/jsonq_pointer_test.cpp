@@ -3,6 +3,7 @@
 // broken documents, then properties over random documents (prefixes and one-byte mutations).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>
@@ -149,6 +150,64 @@ TEST(JsonqPointer, EscapeTokenRoundTripsAnyBytes) {
     ASSERT_EQ(p.problem, PointerProblem::None) << pointer;
     EXPECT_EQ(names(p), want) << pointer;
   }
+}
+
+std::string respelled(std::string_view pointer, size_t i, std::string_view key) {
+  auto p = text::parse_pointer(pointer);
+  return text::respell_key(pointer, p.tokens, i, key).value_or("<none>");
+}
+
+TEST(JsonqPointer, RespellingEscapesTheKeyAndKeepsTheRest) {
+  // '/' inside a key, left unescaped: tokens joined.
+  EXPECT_EQ(respelled("/regions/eu/west/x", 1, "eu/west"), "/regions/eu~1west/x");
+  EXPECT_EQ(respelled("/a/b/c", 0, "a/b/c"), "/a~1b~1c");
+  EXPECT_EQ(respelled("/a/b/c", 0, "a/b"), "/a~1b/c");
+  EXPECT_EQ(respelled("//", 0, "/"), "/~1");
+  // ~0 and ~1 meant literally: the token as written.
+  EXPECT_EQ(respelled("/~1", 0, "~1"), "/~01");
+  EXPECT_EQ(respelled("/a~0b", 0, "a~0b"), "/a~00b");
+  EXPECT_EQ(respelled("/x~1y/z/w", 0, "x~1y/z"), "/x~01y~1z/w");
+  // Decoded and joined: ~1 decodes to '/', then '/' joins.
+  EXPECT_EQ(respelled("/a~1b/c", 0, "a/b/c"), "/a~1b~1c");
+  // What the pointer already names, or nothing it spells: none.
+  EXPECT_EQ(respelled("/a/b", 0, "a"), "<none>");
+  EXPECT_EQ(respelled("/a/b", 0, "a/"), "<none>");
+  EXPECT_EQ(respelled("/a/b", 0, "a/bc"), "<none>");
+  EXPECT_EQ(respelled("/a/b", 0, "b"), "<none>");
+  EXPECT_EQ(respelled("/a/b", 1, "b"), "<none>");
+  EXPECT_EQ(respelled("/ab", 0, "ab"), "<none>");
+  EXPECT_EQ(respelled("/", 0, ""), "<none>");
+  EXPECT_EQ(respelled("/a", 0, ""), "<none>");
+}
+
+TEST(JsonqPointer, ARespellingNamesTheKeyItWasMadeFor) {
+  std::mt19937 rng(1901);
+  const char alphabet[] = {'a', '~', '/', '0', '1', '\xff'};
+  int found = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::string pointer;
+    for (int t = static_cast<int>(rng() % 4) + 1; t > 0; --t) {
+      pointer += '/';
+      for (int k = static_cast<int>(rng() % 4); k > 0; --k)
+        pointer += alphabet[rng() % sizeof alphabet];
+    }
+    auto p = text::parse_pointer(pointer);
+    if (p.problem != PointerProblem::None) continue;
+    std::string key;
+    for (int k = static_cast<int>(rng() % 6); k > 0; --k) key += alphabet[rng() % sizeof alphabet];
+    for (size_t i = 0; i < p.tokens.size(); ++i) {
+      auto r = text::respell_key(pointer, p.tokens, i, key);
+      if (!r) continue;
+      ++found;
+      auto q = text::parse_pointer(*r);
+      ASSERT_EQ(q.problem, PointerProblem::None) << *r;
+      ASSERT_GT(q.tokens.size(), i) << *r;
+      EXPECT_EQ(q.tokens[i].name, key) << pointer << " -> " << *r;
+      EXPECT_NE(*r, pointer);
+      for (size_t t = 0; t < i; ++t) EXPECT_EQ(q.tokens[t].name, p.tokens[t].name) << *r;
+    }
+  }
+  EXPECT_GT(found, 20);
 }
 
 TEST(JsonqPointer, ArrayIndicesAreDecimalWithoutLeadingZeros) {
@@ -372,6 +431,36 @@ struct Gen {
     return s + (arr ? ']' : '}');
   }
 };
+
+TEST(JsonqJson, NewlinesAreCountedExactlyAtEveryLengthAndAlignment) {
+  std::mt19937 rng(10);
+  std::string s;
+  for (int i = 0; i < 9000; ++i) s += "\n\r a\xff"[rng() % 5];
+  for (size_t from = 0; from < 40; ++from)
+    for (size_t len : {0, 1, 15, 16, 17, 31, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 8000}) {
+      std::string_view part = std::string_view(s).substr(from, len);
+      EXPECT_EQ(text::line_column(part, part.size()).line,
+                1 + static_cast<uint64_t>(std::count(part.begin(), part.end(), '\n')))
+          << from << " " << len;
+    }
+  std::string all(300 * 16 + 3, '\n');  // every lane full past one counter's 255
+  EXPECT_EQ(text::line_column(all, all.size()).line, all.size() + 1);
+}
+
+TEST(JsonqJson, ManyPlacesInOnePassAgreeWithOneAtATime) {
+  std::string doc = "a\r\nbb\n\nccc\nd";
+  std::vector<size_t> offsets = {0, 1, 3, 5, 6, 7, 7, 11, doc.size()};
+  auto many = text::line_columns(doc, offsets);
+  ASSERT_EQ(many.size(), offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    auto one = text::line_column(doc, offsets[i]);
+    EXPECT_EQ(many[i].line, one.line) << offsets[i];
+    EXPECT_EQ(many[i].column, one.column) << offsets[i];
+  }
+  EXPECT_EQ(many[2].line, 2u);    // after "a\r\n": the \r ends no line
+  EXPECT_EQ(many[7].column, 1u);  // 'd', the last line, with no newline after it
+  EXPECT_EQ(many[7].line, 5u);
+}
 
 TEST(JsonqJson, EveryPrefixOfAValidDocumentIsViable) {
   Gen g{std::mt19937(8259)};

@@ -117,6 +117,38 @@ TEST_F(WalkTest, GlobsIncludeExcludeAndPruneDirectories) {
   EXPECT_EQ(walk(o).entries, (std::vector<std::string>{"a.md file 1", "b.txt file 1"}));
 }
 
+// Each entry is counted once, under the first rule that leaves it out: --glob, then ignore
+// files, then hidden names.
+TEST_F(WalkTest, GlobIgnoreHiddenPrecedence) {
+  file(".gitignore", "*.log\n.secret.log\n");
+  file("a.log");        // ignored
+  file(".secret.log");  // ignored and hidden: ignored
+  file(".h.txt");       // hidden
+  file("b.txt");
+  file("c.md");
+  os::WalkOptions o;
+  Seen s = walk(o);
+  EXPECT_EQ(s.entries, (std::vector<std::string>{"b.txt file 1", "c.md file 1"}));
+  EXPECT_EQ(s.counts.ignored, 2u);
+  EXPECT_EQ(s.counts.hidden, 2u);  // .gitignore, .h.txt
+  EXPECT_EQ(s.counts.glob, 0u);
+  o.no_ignore = true;  // what ignore files left out is now counted by the next rule
+  s = walk(o);
+  EXPECT_EQ(s.counts.ignored, 0u);
+  EXPECT_EQ(s.counts.hidden, 3u);
+  o.no_ignore = false;
+  o.globs = {"*.txt"};  // a plain glob leaves out what it does not match, before anything else
+  s = walk(o);
+  EXPECT_EQ(s.entries, (std::vector<std::string>{".h.txt file 1", "b.txt file 1"}));
+  EXPECT_EQ(s.counts.glob, 4u);  // .gitignore .secret.log a.log c.md
+  EXPECT_EQ(s.counts.ignored + s.counts.hidden, 0u);
+  o.globs = {"!*.md"};  // an excluding glob counts only what it excludes
+  s = walk(o);
+  EXPECT_EQ(s.counts.glob, 1u);
+  EXPECT_EQ(s.counts.ignored, 2u);
+  EXPECT_EQ(s.counts.hidden, 2u);
+}
+
 TEST_F(WalkTest, IgnoreFilesFromTheIgnoreRootDown) {
   file(".gitignore", "*.log\n");
   file("sub/deeper/.gitignore", "skip.txt\n");
@@ -170,11 +202,27 @@ TEST_F(WalkTest, OpenEntryRefusesALinkSwappedIn) {
 }
 
 TEST(SkipCounts, Json) {
-  os::SkipCounts a{1, 2, 3, 4, 5};
-  a += os::SkipCounts{1, 1, 1, 1, 1};
-  EXPECT_EQ(a.to_json().dump(), R"({"ignored":2,"hidden":3,"binary":4,"special":5,"symlink":6})");
-  EXPECT_EQ((a - os::SkipCounts{2, 3, 4, 5, 6}).to_json().dump(),
-            R"({"ignored":0,"hidden":0,"binary":0,"special":0,"symlink":0})");
+  os::SkipCounts a{1, 2, 3, 4, 5, 6};
+  a += os::SkipCounts{1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(a.to_json().dump(),
+            R"({"ignored":2,"glob":7,"hidden":3,"binary":4,"special":5,"symlink":6})");
+  EXPECT_EQ((a - os::SkipCounts{2, 3, 4, 5, 6, 7}).to_json().dump(),
+            R"({"ignored":0,"glob":0,"hidden":0,"binary":0,"special":0,"symlink":0})");
+}
+
+TEST(SkipCounts, TextEndLine) {
+  EXPECT_EQ(os::text_end_line("", {}), "");
+  EXPECT_EQ(os::text_end_line("continue with --skip 5", {}), "[truncated: continue with --skip 5]");
+  os::SkipCounts s;
+  s.binary = 2;
+  s.hidden = 5;
+  EXPECT_EQ(os::text_end_line("", s),
+            "[skipped: 5 hidden (--hidden to include), 2 binary (a file named is searched)]");
+  s = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(os::text_end_line("continue with --skip 9", s),
+            "[truncated: continue with --skip 9; skipped: 1 ignored (--no-ignore to include), 6 "
+            "left out by --glob, 2 hidden (--hidden to include), 3 binary (a file named is "
+            "searched), 4 special, 5 symlink]");
 }
 
 }  // namespace

@@ -164,6 +164,51 @@ TEST(Diff, BomTabsAndBinaryBytesArePreserved) {
             contract::Json::Type::Bytes);
 }
 
+// The BOM is named, not shown as part of line 1 (as readers show it), so a BOM added or
+// removed is line 1 changed with old_bom/new_bom saying why.
+TEST(Diff, BomIsNamedAndNotShownInLine1) {
+  const std::string bom = "\xEF\xBB\xBF";
+  auto line_texts = [](const contract::Json& j) {
+    std::vector<std::string> out;
+    for (const auto& h : j.get("hunks")->items())
+      for (const auto& l : h.get("lines")->items())
+        out.push_back(l.get("op")->str() + l.get("text")->str());
+    return out;
+  };
+  // Kept on both sides: line 1 is context, shown without it.
+  auto kept = text::diff_json(text::diff_lines(bom + "a\nb\n", bom + "a\nc\n"));
+  EXPECT_TRUE(kept.get("old_bom")->as_bool());
+  EXPECT_TRUE(kept.get("new_bom")->as_bool());
+  EXPECT_EQ(line_texts(kept), (std::vector<std::string>{" a", "-b", "+c"}));
+  // Added: line 1 changed, its text the same, the fields say why.
+  auto added = text::diff_json(text::diff_lines("a\nb\n", bom + "a\nb\n"));
+  EXPECT_FALSE(added.get("old_bom")->as_bool());
+  EXPECT_TRUE(added.get("new_bom")->as_bool());
+  EXPECT_EQ(added.get("added")->as_uint(), 1u);
+  EXPECT_EQ(added.get("removed")->as_uint(), 1u);
+  EXPECT_EQ(line_texts(added), (std::vector<std::string>{"-a", "+a", " b"}));
+  // Removed, in a CRLF file: both policies apply to line 1.
+  auto removed = text::diff_json(text::diff_lines(bom + "a\r\n", "a\r\n"));
+  EXPECT_TRUE(removed.get("old_bom")->as_bool());
+  EXPECT_FALSE(removed.get("new_bom")->as_bool());
+  EXPECT_EQ(line_texts(removed), (std::vector<std::string>{"-a", "+a"}));
+  // Neither: the bytes of a BOM later in a file are text, shown as they are; and a line moved
+  // off line 1 loses nothing.
+  auto later = text::diff_json(text::diff_lines("x\n", "y\n" + bom + "x\n"));
+  EXPECT_FALSE(later.get("old_bom")->as_bool());
+  EXPECT_FALSE(later.get("new_bom")->as_bool());
+  EXPECT_EQ(line_texts(later), (std::vector<std::string>{"-x", "+y", "+\ufeffx"}));
+  // A file that is only a BOM: one line without newline, shown empty.
+  auto only = text::diff_json(text::diff_lines(bom, bom + "z\n"));
+  EXPECT_EQ(line_texts(only), (std::vector<std::string>{"-", "+z"}));
+  // The builder takes them from its caller.
+  text::DiffBuilder b;
+  b.add(bom + "a\n", bom + "b\n", 0, 0);
+  auto built = text::diff_json(std::move(b).finish(text::Eol::Lf, text::Eol::Lf, true, true));
+  EXPECT_TRUE(built.get("new_bom")->as_bool());
+  EXPECT_EQ(line_texts(built), (std::vector<std::string>{"-a", "+b"}));
+}
+
 TEST(Diff, MaxLinesCutsConsistentlyAndCountsStayWhole) {
   std::string a, b;
   for (int i = 0; i < 100; ++i) {
@@ -374,7 +419,8 @@ TEST(Diff, RegionsGiveTheHunksOfTheWholeFiles) {
     std::string rb = b.substr(starts_b[lo], starts_b[hi] - starts_b[lo]);
     builder.add(ra, rb, static_cast<uint64_t>(lo), static_cast<uint64_t>(lo) + shift);
   }
-  auto parts = std::move(builder).finish(whole.old_eol, whole.new_eol);
+  auto parts =
+      std::move(builder).finish(whole.old_eol, whole.new_eol, whole.old_bom, whole.new_bom);
   EXPECT_EQ(parts.added, whole.added);
   EXPECT_EQ(parts.removed, whole.removed);
   ASSERT_EQ(parts.hunks.size(), whole.hunks.size());

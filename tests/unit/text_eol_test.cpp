@@ -98,4 +98,68 @@ TEST(TextEol, Bom) {
   EXPECT_FALSE(text::has_bom(""));
 }
 
+// --- The rewrite a writer applies to its content ---------------------------------------------
+
+using text::BomWrite;
+using text::EolWrite;
+
+// rewritten() and rewritten_size() agree, and `changed` is whether the bytes differ.
+std::string rw(std::string_view in, EolWrite eol, BomWrite bom = BomWrite::AsGiven) {
+  const text::Rewrite r = text::rewritten_size(in, eol, bom);
+  std::string out = text::rewritten(in, eol, bom);
+  EXPECT_EQ(r.size, out.size()) << in;
+  EXPECT_EQ(r.changed, out != in) << in;
+  return out;
+}
+
+TEST(TextRewrite, CrlfConvertsOnlyBareNewlines) {
+  EXPECT_EQ(rw("a\nb\n", EolWrite::Crlf), "a\r\nb\r\n");
+  EXPECT_EQ(rw("a\r\nb\r\n", EolWrite::Crlf), "a\r\nb\r\n");  // not doubled
+  EXPECT_EQ(rw("a\r\nb\nc", EolWrite::Crlf), "a\r\nb\r\nc");  // mixed: the bare one only
+  EXPECT_EQ(rw("\n\n\n", EolWrite::Crlf), "\r\n\r\n\r\n");    // a '\n' first is bare
+  EXPECT_EQ(rw("a\rb\r", EolWrite::Crlf), "a\rb\r");          // a lone '\r' is a byte
+  EXPECT_EQ(rw("a\r\r\nb", EolWrite::Crlf), "a\r\r\nb");
+  EXPECT_EQ(rw("", EolWrite::Crlf), "");
+  EXPECT_EQ(rw("no newline", EolWrite::Crlf), "no newline");
+  EXPECT_EQ(rw("\xff\xfe\n\x80", EolWrite::Crlf), "\xff\xfe\r\n\x80");  // bytes, not UTF-8
+}
+
+TEST(TextRewrite, LfTakesOneCrOutOfEachPair) {
+  EXPECT_EQ(rw("a\r\nb\r\n", EolWrite::Lf), "a\nb\n");
+  EXPECT_EQ(rw("a\nb\r\nc", EolWrite::Lf), "a\nb\nc");
+  EXPECT_EQ(rw("\r\n", EolWrite::Lf), "\n");
+  EXPECT_EQ(rw("a\rb\r", EolWrite::Lf), "a\rb\r");
+  EXPECT_EQ(rw("a\r\r\n", EolWrite::Lf), "a\r\n");  // one pass, as documented
+  EXPECT_EQ(rw("\r", EolWrite::Lf), "\r");
+}
+
+TEST(TextRewrite, AsGivenIsTheIdentity) {
+  for (std::string_view s : {"", "a\r\nb\n", "\xEF\xBB\xBFx\r", "\n"})
+    EXPECT_EQ(rw(s, EolWrite::AsGiven), s);
+}
+
+TEST(TextRewrite, BomAddIsNotDoubledAndRemoveTakesOne) {
+  const std::string bom(text::kBom);
+  EXPECT_EQ(rw("a\n", EolWrite::AsGiven, BomWrite::Add), bom + "a\n");
+  EXPECT_EQ(rw(bom + "a\n", EolWrite::AsGiven, BomWrite::Add), bom + "a\n");
+  EXPECT_EQ(rw("", EolWrite::AsGiven, BomWrite::Add), bom);
+  EXPECT_EQ(rw(bom + "a\n", EolWrite::AsGiven, BomWrite::Remove), "a\n");
+  EXPECT_EQ(rw(bom + bom, EolWrite::AsGiven, BomWrite::Remove), bom);
+  EXPECT_EQ(rw("a\n", EolWrite::AsGiven, BomWrite::Remove), "a\n");
+  EXPECT_EQ(rw("\xEF\xBB", EolWrite::Crlf, BomWrite::Remove), "\xEF\xBB");  // half a BOM
+  // Both at once: the BOM is settled first, then the line endings.
+  EXPECT_EQ(rw("\nx\n", EolWrite::Crlf, BomWrite::Add), bom + "\r\nx\r\n");
+  EXPECT_EQ(rw(bom + "\r\n", EolWrite::Lf, BomWrite::Remove), "\n");
+}
+
+TEST(TextRewrite, GrowthIsBoundedByTwiceAndABom) {
+  const std::string all(1000, '\n');
+  const text::Rewrite r = text::rewritten_size(all, EolWrite::Crlf, BomWrite::Add);
+  EXPECT_EQ(r.size, 2 * all.size() + 3);
+  EXPECT_TRUE(r.changed);
+  // Same size, other bytes: a BOM off and three '\r' on.
+  const std::string bom(text::kBom);
+  EXPECT_EQ(rw(bom + "\n\n\n", EolWrite::Crlf, BomWrite::Remove), "\r\n\r\n\r\n");
+}
+
 }  // namespace

@@ -25,8 +25,13 @@ std::string serialized_match(const std::string& path, const LineEvent& ev,
                            {"path", Json::bytes(path)},
                            {"line", ev.line},
                            {"offset", ev.offset},
-                           {"spans", std::move(spans)},
-                           {"text", Json::bytes(ev.text)}});
+                           {"spans", std::move(spans)}});
+  if (ev.patterns) {
+    Json patterns = Json::array();
+    for (uint32_t i : *ev.patterns) patterns.push(i);
+    rec.set("patterns", std::move(patterns));
+  }
+  rec.set("text", Json::bytes(ev.text));
   if (witness) rec.set("witness", *witness);
   return rec.dump() + "\n";
 }
@@ -68,15 +73,20 @@ TEST(LineRecords, JsonIsWhatTheSerializerWrites) {
     const std::string& path = paths[rng() % std::size(paths)];
     std::vector<Span> spans;
     for (uint64_t k = 0, count = 1 + rng() % 40; k < count; ++k) spans.push_back({k, k + 1});
-    const LineEvent m{LineEvent::Kind::Match,
-                      1 + rng() % 100000,
-                      rng() % 1000000,
-                      line,
-                      line.size(),
-                      false,
-                      &spans,
-                      0,
-                      0};
+    LineEvent m{LineEvent::Kind::Match,
+                1 + rng() % 100000,
+                rng() % 1000000,
+                line,
+                line.size(),
+                false,
+                &spans,
+                0,
+                0};
+    // -e: the patterns that matched, as many as a long argv may give
+    std::vector<uint32_t> patterns;
+    for (uint32_t k = 0, count = rng() % 3 == 0 ? 1 + rng() % 60 : 0; k < count; ++k)
+      patterns.push_back(k * 7 + static_cast<uint32_t>(rng() % 7));
+    m.patterns = patterns.empty() ? nullptr : &patterns;
     const std::string wit = "h0a1b2c";
     const std::string* witness = rng() % 2 ? &wit : nullptr;
     text::LineRecords r(text::RecordForm::Json);
@@ -87,6 +97,7 @@ TEST(LineRecords, JsonIsWhatTheSerializerWrites) {
     LineEvent c = m;
     c.kind = LineEvent::Kind::Context;
     c.spans = nullptr;
+    c.patterns = nullptr;
     c.too_long = rng() % 5 == 0;
     if (c.too_long) c.text = {};
     out.clear();

@@ -4,6 +4,7 @@
 // the lines that matching every line on its own gives.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -160,6 +161,92 @@ TEST(RegexMatcher, PrefilteredScanAgreesWithEveryLineOnItsOwn) {
     matched += !want.empty();
   }
   EXPECT_GT(matched, 200);  // the generator reaches matching lines often
+}
+
+// matches() says whether spans() would find anything: anchors, empty matches, folding, words.
+TEST(RegexMatcher, MatchesIsWhetherSpansFindsAny) {
+  const char* patterns[] = {"a", "^a", "a$", "b*", "^$", "(?i)A", "a.b", "\\bab\\b", "x|a_"};
+  const char* lines[] = {"", "a", "ba", "ab", "A", "a b", "axb", "ab_", "x", "caf\xc3\xa9"};
+  for (const char* p : patterns)
+    for (int flags = 0; flags < 4; ++flags) {
+      auto m = regex(p, flags & 1, flags & 2);
+      for (const char* l : lines)
+        EXPECT_EQ(m->matches(l), !spans_of(*m, l).empty()) << p << " in " << l << " " << flags;
+    }
+}
+
+// Lines past the cap cannot be searched by RE2, but a literal every match contains can be
+// looked for in them: a long line that really matches is always reported (never a false "no
+// match"), a reported one holds a candidate, and a pattern without such a literal reports
+// every long line, unsearched.
+TEST(RegexMatcher, LongLinesAreFilteredByTheRequiredLiteralOnly) {
+  const char* patterns[] = {"[A-Z]+_RESUME", "_RESUME$", "PM_[A-Z]+", "(?i)_resume",
+                            "x_?RESUME|abc", "^PM",      ".",         "[0-9]+"};
+  const char* pieces[] = {"PM_RESUME", "pm_resume", "_RESUM", "abc", "x", " ", "\r", "7"};
+  std::mt19937 rng(5);
+  int reported = 0, proven = 0;
+  for (int round = 0; round < 400; ++round) {
+    const std::string p = patterns[rng() % std::size(patterns)];
+    auto m = regex(p, rng() % 3 == 0, rng() % 3 == 0);
+    std::string file;
+    std::vector<std::string> lines;
+    const int count = 1 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < count; ++i) {
+      std::string line;
+      const int n = static_cast<int>(rng() % 12);
+      for (int k = 0; k < n; ++k) line += pieces[rng() % std::size(pieces)];
+      lines.push_back(line);
+      file += line + "\n";
+    }
+    text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+      const size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+      std::memcpy(buf, file.data() + off, n);
+      return static_cast<long long>(n);
+    };
+    text::LineSink sink = [](const text::LineEvent&) { return true; };
+    text::ScanBuffer buffer;
+    text::ScanOptions o;
+    o.max_line = 16;
+    o.chunk = 1 + rng() % 16;
+    const text::ScanResult r = text::scan(*m, o, read, sink, buffer);
+    const std::string what = "pattern " + p + " round " + std::to_string(round);
+    size_t nls = 0, crs = 0;
+    for (size_t i = 0; i < file.size(); ++i)
+      if (file[i] == '\n') ++nls, crs += i > 0 && file[i - 1] == '\r';
+    const bool crlf = nls > 0 && crs == nls;
+    std::vector<uint64_t> must, all;
+    uint64_t off = 0;
+    std::vector<uint64_t> starts;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      starts.push_back(off);
+      off += lines[i].size() + 1;
+      if (lines[i].size() <= o.max_line) continue;
+      all.push_back(i + 1);
+      std::string shown = lines[i];
+      if (crlf && !shown.empty() && shown.back() == '\r') shown.pop_back();
+      if (!spans_of(*m, shown).empty()) must.push_back(i + 1);
+    }
+    for (uint64_t l : must)
+      EXPECT_NE(std::find(r.long_lines.begin(), r.long_lines.end(), l), r.long_lines.end())
+          << what << " line " << l;
+    if (!m->long_filter()) {
+      EXPECT_EQ(r.long_lines, all) << what;
+      EXPECT_TRUE(r.long_offsets.empty()) << what;
+    } else if (!r.long_lines.empty()) {
+      EXPECT_TRUE(r.long_candidates && r.long_unsearched) << what;
+      // each reported line holds a candidate, and each candidate lies in a reported line
+      for (uint64_t l : r.long_lines) {
+        const uint64_t b = starts[l - 1], e = b + lines[l - 1].size();
+        EXPECT_TRUE(std::any_of(r.long_offsets.begin(), r.long_offsets.end(),
+                                [&](uint64_t c) { return c >= b && c < e; }))
+            << what << " line " << l;
+      }
+    }
+    reported += !r.long_lines.empty();
+    proven += m->long_filter() && r.long_lines.size() < all.size();
+  }
+  EXPECT_GT(reported, 50);
+  EXPECT_GT(proven, 50);  // long lines shown not to match happen often
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ struct Ev {
 struct Ref {
   std::vector<Ev> events;
   std::vector<uint64_t> long_lines;
+  std::vector<uint64_t> long_offsets;  // every occurrence in a long line, in the file
+  uint64_t first_long_start = 0, first_long_end = 0;
   uint64_t found = 0;
 };
 
@@ -83,6 +85,9 @@ Ref reference(const std::string& file, const text::Matcher& m, const text::ScanO
     auto sp = spans_of(m, s);
     if (too_long[i]) {
       if (!sp.empty()) r.long_lines.push_back(i + 1);
+      if (!sp.empty() && r.long_offsets.empty())
+        r.first_long_start = off, r.first_long_end = off + s.size();
+      for (const Span& x : sp) r.long_offsets.push_back(off + x.start);
       continue;
     }
     if (!sp.empty() && r.found < o.max_matches) ord[i] = static_cast<int64_t>(r.found++);
@@ -92,9 +97,14 @@ Ref reference(const std::string& file, const text::Matcher& m, const text::ScanO
   for (size_t i = 0; i < lines.size(); ++i)
     if (ord[i] >= 0) last_match_line = static_cast<int64_t>(i);
   const bool stopped = r.found == o.max_matches;
-  if (stopped)  // the scan ends at the last match: long lines after it are never read
+  if (stopped) {  // the scan ends at the last match: long lines after it are never read
     std::erase_if(r.long_lines,
                   [&](uint64_t l) { return static_cast<int64_t>(l) > last_match_line + 1; });
+    const uint64_t past = last_match_line + 1 < static_cast<int64_t>(offs.size())
+                              ? offs[static_cast<size_t>(last_match_line + 1)]
+                              : UINT64_MAX;
+    std::erase_if(r.long_offsets, [&](uint64_t o) { return o >= past; });
+  }
   for (size_t i = 0; i < lines.size(); ++i) {
     // After the match that reached max_matches, nothing more is reported.
     if (stopped && static_cast<int64_t>(i) > last_match_line) break;
@@ -179,10 +189,11 @@ TEST(Scanner, AgreesWithTheReference) {
                            "\xe9"
                            "a",
                            "_ab",
-                           ""};
-  int checked = 0, with_long = 0, with_context = 0;
+                           "",
+                           "aa"};  // overlaps itself: occurrences are counted without overlap
+  int checked = 0, with_long = 0, with_context = 0, with_offsets = 0;
   for (int round = 0; round < rounds; ++round) {
-    std::string needle = needles[rng() % 8];
+    std::string needle = needles[rng() % 9];
     const bool icase = rng() % 3 == 0, word = rng() % 3 == 0;
     auto m = text::literal_matcher(needle, icase, word);
     std::string file = random_file(rng, needle.empty() ? "ab" : needle);
@@ -191,6 +202,7 @@ TEST(Scanner, AgreesWithTheReference) {
     o.max_line = rng() % 4 == 0 ? 1 + rng() % 40 : 1 << 20;
     o.context = rng() % 3 == 0 ? rng() % 4 : 0;
     o.max_matches = rng() % 4 == 0 ? 1 + rng() % 5 : UINT64_MAX;
+    o.max_long_offsets = 1 + rng() % 6;
     Ref want = reference(file, *m, o);
     std::vector<Ev> got;
     text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
@@ -242,12 +254,25 @@ TEST(Scanner, AgreesWithTheReference) {
     EXPECT_EQ(res.found, want.found) << what;
     EXPECT_EQ(res.long_lines, want.long_lines) << what;
     EXPECT_EQ(res.long_count, want.long_lines.size()) << what;
+    // Every occurrence in a long line is counted, the first max_long_offsets by offset.
+    EXPECT_EQ(res.long_occurrences, want.long_offsets.size()) << what;
+    std::vector<uint64_t> first(want.long_offsets.begin(),
+                                want.long_offsets.begin() +
+                                    static_cast<long>(std::min(want.long_offsets.size(),
+                                                               o.max_long_offsets)));
+    EXPECT_EQ(res.long_offsets, first) << what;
+    if (!first.empty()) {
+      EXPECT_EQ(res.first_long_start, want.first_long_start) << what;
+      EXPECT_EQ(res.first_long_end, want.first_long_end) << what;
+    }
+    with_offsets += !first.empty() && want.long_offsets.size() > 1;
     ++checked;
     with_long += !want.long_lines.empty();
     with_context += o.context > 0 && !want.events.empty();
   }
   // The generator reaches the cases that matter.
   EXPECT_GT(with_long, 100);
+  EXPECT_GT(with_offsets, 100);
   EXPECT_GT(with_context, 300);
 }
 

@@ -85,4 +85,57 @@ TEST(LiteralMatcher, FindsEveryOccurrenceAcrossSimdBlocks) {
   }
 }
 
+// matches() says whether spans() would find anything, on short lines over a small alphabet
+// (edges, repeats, case, word bounds, the empty needle).
+TEST(LiteralMatcher, MatchesIsWhetherSpansFindsAny) {
+  std::mt19937 rng(11);
+  const char alphabet[] = "aAb_ -";
+  for (int i = 0; i < 4000; ++i) {
+    auto word = [&](size_t n) {
+      std::string s;
+      for (size_t k = 0; k < n; ++k) s += alphabet[rng() % 6];
+      return s;
+    };
+    const std::string needle = word(rng() % 3), line = word(rng() % 9);
+    const bool icase = rng() % 2, bounded = rng() % 2;
+    auto m = text::literal_matcher(needle, icase, bounded);
+    EXPECT_EQ(m->matches(line), !spans_of(*m, line).empty()) << needle << " in " << line;
+  }
+}
+
+// first_in: where in a piece of a long line a match starts, with the same word and edge rules
+// as spans() on a whole line; probe() is whether there is one.
+TEST(LiteralMatcher, FirstInSaysWhereAMatchStartsInAPiece) {
+  auto m = text::literal_matcher("key", true, true);
+  ASSERT_TRUE(m->positions());
+  const std::string w = "xkey KEY_ key,Key";
+  EXPECT_EQ(m->first_in(w, 0, w.size(), true, true), (Span{10, 13}));
+  EXPECT_EQ(m->first_in(w, 11, w.size(), true, true), (Span{14, 17}));
+  // the window's end is not the line's: a word byte may follow, so the last is not yet known
+  EXPECT_EQ(m->first_in(w, 11, w.size(), true, false), std::nullopt);
+  // the window's start is not the line's: "key" at 0 may follow a word byte
+  EXPECT_EQ(m->first_in("key x", 0, 5, false, true), std::nullopt);
+  EXPECT_EQ(m->first_in("key x", 0, 5, true, true), (Span{0, 3}));
+  // only starts in [begin, end) count
+  EXPECT_EQ(m->first_in(w, 0, 10, true, true), std::nullopt);
+  auto empty = text::literal_matcher("", false, true);
+  EXPECT_EQ(empty->first_in("ab  c", 0, 5, true, true), (Span{3, 3}));  // between two spaces
+  EXPECT_EQ(empty->first_in("ab c", 0, 4, true, true), std::nullopt);
+  // probe agrees with first_in on random pieces
+  std::mt19937 rng(9);
+  for (int round = 0; round < 500; ++round) {
+    std::string hay(rng() % 80, 'x');
+    for (char& c : hay) c = "ab_ A"[rng() % 5];
+    auto lit = text::literal_matcher(rng() % 2 ? "ab" : "a", rng() % 2, rng() % 2);
+    const size_t b = rng() % (hay.size() + 1), e = b + rng() % (hay.size() + 1 - b);
+    const bool s = rng() % 2, t = rng() % 2;
+    const auto h = lit->first_in(hay, b, e, s, t);
+    EXPECT_EQ(lit->probe(hay, b, e, s, t), h.has_value());
+    if (h) {
+      EXPECT_GE(h->start, b);
+      EXPECT_LT(h->start, e);
+    }
+  }
+}
+
 }  // namespace

@@ -1,10 +1,10 @@
-// main.cpp — the two-phase parser and the one place an exit code is decided.
+// main.cpp — the runner: the two-phase parse and the one place an exit code is decided.
 //
 // Phase 1 (no I/O): every token is read against the table; unknown flags, missing and bad
 // values, duplicates, conflicts, operand counts and lexical path problems are all collected.
-// Any of them ends the run with nothing read. Phase 2: the root is opened, the tool runs, and
-// its answer is written through the checked writer.
-#include "contract/main.h"
+// Any of them ends the run with nothing read. Phase 2: the root is opened, the sandbox
+// installed, the tool runs, and its answer is written through the checked writer.
+#include "runner/main.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -18,43 +18,6 @@
 #include "os/sandbox.h"
 
 namespace contract {
-
-void Context::error(Error e) {
-  if (tool_.output == Output::Stream) {
-    if (format_ == Format::Json) {
-      std::string& b = out_.buffer();
-      JsonWriter w(b);
-      Json::object({{"type", "error"}, {"error", e.to_json()}}).write(w);
-      commit();
-    } else {
-      text_errors_to_stderr(tool_.name, std::span<const Error>(&e, 1));
-    }
-  }
-  errors_.push_back(std::move(e));
-}
-
-void Context::record(const Json& rec) {
-  if (format_ == Format::Json) {
-    JsonWriter w(out_.buffer());
-    rec.write(w);
-    commit();
-  } else if (tool_.text) {
-    tool_.text(rec, out_.buffer(), {});
-    out_.maybe_flush();
-  }
-}
-
-std::vector<std::string> Context::argv_with_token(size_t index, std::string token) const {
-  std::vector<std::string> a = argv_;
-  if (index < a.size()) a[index] = std::move(token);
-  return a;
-}
-
-std::vector<std::string> Context::argv_with_flag(std::string_view flag, std::string value) const {
-  std::vector<std::string> a = remove_flag(argv_, flags_, flag);
-  a.insert(a.begin() + 1, "--" + std::string(flag) + "=" + value);
-  return a;
-}
 
 namespace {
 
@@ -138,6 +101,8 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   }
   if (argc == 2 && std::strcmp(argv[1], "skill") == 0)
     return write_plain(tool, ctx, out, skill_text(tool, ad));
+  if (argc == 3 && std::strcmp(argv[1], "skill") == 0 && std::strcmp(argv[2], "contract") == 0)
+    return write_plain(tool, ctx, out, contract_skill());
 
   Parsed p = parse_argv(ctx.argv_, flags, ad.operands);
   if (p.help) return write_plain(tool, ctx, out, help_text(tool, ad));
@@ -203,6 +168,7 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   for (auto& [idx, v] : p.values)
     if (idx < ad.flags.size()) ad.set_flag(idx, v);
   for (auto& op : p.operands) ad.set_operand(op.spec, op.value);
+  for (auto& op : p.operands) ctx.operand_tokens_.push_back(op.token);
   ad.check(errors, ctx);
 
   auto fail_all = [&]() {

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The everyday lookups agents were measured on, each as the calls an agent now makes with tack
+# and with the shell: the command lines, how many calls, and the bytes of output the agent
+# reads (JSON and --format text for tack). A worked transcript, run on generated inputs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh" lookups "${1:-build/bin}"
+
+python3 - <<'PY'
+import json, random
+random.seed(7)
+# a source tree with call sites of one function among others
+import os
+for d in range(40):
+    os.makedirs(f"src/mod{d:02d}", exist_ok=True)
+    for f in range(10):
+        with open(f"src/mod{d:02d}/file{f}.c", "w") as out:
+            for i in range(200):
+                r = random.random()
+                if r < 0.02: out.write(f"    buf_copy(dst, src, {i});\n")
+                elif r < 0.03: out.write(f"    x = buf_copy (a, b, c);\n")
+                elif r < 0.04: out.write(f"static int buf_copy_all(void) {{ return {i}; }}\n")
+                else: out.write(f"    int v{i} = compute({i}, {d});\n")
+# a 1M-line log with a level field
+levels = ["INFO"] * 70 + ["WARN"] * 20 + ["ERROR"] * 9 + ["error"]
+with open("app.log", "w") as out:
+    for i in range(1_000_000):
+        out.write(f"2026-12-01T10:{i % 60:02d}:{i % 59:02d} {random.choice(levels)} req={i} took={i % 997}ms\n")
+# a 200k-line log with one marker
+with open("server.log", "w") as out:
+    for i in range(200_000):
+        out.write("MARKER: migration started\n" if i == 123_456 else f"line {i} ordinary\n")
+# a 20 MB one-line JSON document
+doc = {"meta": {"version": 3}, "items": [{"id": i, "name": f"item{i}", "tags": ["a", "b"]} for i in range(300_000)],
+       "config": {"regions": {"eu/west": {"port": 8443}}}}
+with open("big.json", "w") as out:
+    json.dump(doc, out, separators=(",", ":"))
+PY
+sha256sum src/mod0*/file0.c > SHA256SUMS
+echo "tampered" >> src/mod03/file0.c
+
+# task, then the tack calls and the shell calls (each call one line)
+row() {
+  local task=$1 tack_calls=$2 shell_calls=$3
+  local tb sb
+  tb=$( (bash -c "$tack_calls" 2>/dev/null || true) | wc -c)
+  sb=$( (bash -c "$shell_calls" 2>/dev/null || true) | wc -c)
+  printf '%s\n  tack  (%d call): %s\n        %d bytes\n  shell (%d call): %s\n        %d bytes\n' \
+    "$task" "$(grep -c . <<< "$tack_calls")" "$tack_calls" "$tb" \
+    "$(grep -c . <<< "$shell_calls")" "$shell_calls" "$sb"
+}
+export PATH="$bin:$PATH"
+
+row "count the call sites of buf_copy (not buf_copy_all)" \
+    "seek --max-count 0 --regex --format text 'buf_copy\s*\(' src" \
+    "grep -rE 'buf_copy\s*\(' src | wc -l"
+row "which files call it, with counts" \
+    "seek --count --max-count 10000 --regex --format text 'buf_copy\s*\(' src" \
+    "grep -rcE 'buf_copy\s*\(' src | grep -v ':0$'"
+row "the most frequent level in a 1M-line log, and its other spellings" \
+    "tally --field 2 --delim ' ' --top 5 --format text app.log" \
+    "cut -d' ' -f2 app.log | sort | uniq -c | sort -rn | head -5"
+row "how many lines say error in any case" \
+    "tally --match error -i --field 2 --delim ' ' --format text app.log" \
+    "grep -ic error app.log"
+row "verify a checksum list" \
+    "digest --check SHA256SUMS --format text" \
+    "sha256sum -c SHA256SUMS"
+row "a value deep in a 20 MB one-line JSON, sure no key on its path is repeated" \
+    "jsonq --format text --pointer '/config/regions/eu~1west/port' big.json" \
+    "jq '.config.regions[\"eu/west\"].port' big.json"
+row "read around a marker in a 200k-line log" \
+    "seek --context 3 --max-count 1 --format text MARKER server.log" \
+    "grep -n -C3 -m1 MARKER server.log"
+row "find a definition" \
+    "seek --regex --format text '^static int buf_copy_all' src/mod00" \
+    "grep -rn '^static int buf_copy_all' src/mod00"
+echo
+echo "skills an agent reads: $(for t in peek seek list digest jsonq tally skills write replace edit move; do "$bin/$t" skill; done | wc -c) bytes for eleven tools, $("$bin/peek" skill contract | wc -c) for the contract"

@@ -1,0 +1,89 @@
+// compare.mjs — tack-mcp against the reference filesystem server, through the same SDK client:
+// p50 per call for a read of 100 lines, a directory listing and a one-line edit, calls
+// interleaved (one of each server in turn), and the bytes a model is sent for the same read.
+//   node compare.mjs TACK_MCP_BINARY RUNS
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [tackMcp, runsArg] = process.argv.slice(2);
+const runs = Number(runsArg || 200);
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "tack-mcp-bench-")));
+const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1}: some ordinary source text, about sixty bytes long`);
+fs.writeFileSync(path.join(root, "file.txt"), lines.join("\n") + "\n");
+fs.mkdirSync(path.join(root, "dir"));
+for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, "dir", `entry-${String(i).padStart(2, "0")}.txt`), "x\n");
+fs.writeFileSync(path.join(root, "edit.txt"), "alpha\nvalue = 1\nomega\n");
+
+async function connect(command, args) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+  await client.listTools();
+  return client;
+}
+
+const tack = await connect(tackMcp, ["--root", root]);
+const ref = await connect(process.execPath, [path.join(here, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), root]);
+
+let flip = 0;
+const ops = {
+  "read 100 lines": [
+    () => tack.callTool({ name: "peek", arguments: { path: "file.txt", lines: "1:100" } }),
+    () => ref.callTool({ name: "read_text_file", arguments: { path: path.join(root, "file.txt"), head: 100 } }),
+  ],
+  "list a directory": [
+    () => tack.callTool({ name: "list", arguments: { dirs: ["dir"] } }),
+    () => ref.callTool({ name: "list_directory", arguments: { path: path.join(root, "dir") } }),
+  ],
+  "edit one line": [
+    () => {
+      const [a, b] = flip++ % 2 ? ["value = 2", "value = 1"] : ["value = 1", "value = 2"];
+      return tack.callTool({ name: "replace", arguments: { old: a, new: b, path: "edit.txt" } });
+    },
+    () => {
+      const [a, b] = flip++ % 2 ? ["value = 2", "value = 1"] : ["value = 1", "value = 2"];
+      return ref.callTool({ name: "edit_file", arguments: { path: path.join(root, "edit.txt"), edits: [{ oldText: a, newText: b }] } });
+    },
+  ],
+};
+
+const p50 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+for (const [name, [a, b]] of Object.entries(ops)) {
+  for (let i = 0; i < 10; i++) {
+    await a();
+    await b();
+  }
+  // Both servers edit the same file: keep their edits in step (each call flips the value).
+  flip = 0;
+  fs.writeFileSync(path.join(root, "edit.txt"), "alpha\nvalue = 1\nomega\n");
+  const ta = [], tb = [];
+  for (let i = 0; i < runs; i++) {
+    let t = process.hrtime.bigint();
+    const ra = await a();
+    ta.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (ra.isError) throw new Error(`tack-mcp ${name}: ${JSON.stringify(ra.content)}`);
+    t = process.hrtime.bigint();
+    const rb = await b();
+    tb.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (rb.isError) throw new Error(`filesystem ${name}: ${JSON.stringify(rb.content)}`);
+  }
+  console.log(`${name}: tack-mcp p50 ${p50(ta).toFixed(2)} ms  filesystem p50 ${p50(tb).toFixed(2)} ms  ratio ${(p50(ta) / p50(tb)).toFixed(2)}  (${runs} calls each)`);
+}
+
+const size = (r) => ({
+  text: r.content.reduce((n, c) => n + Buffer.byteLength(c.text || ""), 0),
+  structured: r.structuredContent ? Buffer.byteLength(JSON.stringify(r.structuredContent)) : 0,
+});
+const sa = size(await ops["read 100 lines"][0]());
+const sb = size(await ops["read 100 lines"][1]());
+console.log(`read 100 lines, bytes sent: tack-mcp text ${sa.text} + structured ${sa.structured}; filesystem text ${sb.text} + structured ${sb.structured}`);
+await tack.close();
+await ref.close();
+fs.rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,426 @@
+// catalog.cpp — MCP tool entries from each tool's own description (see catalog.h).
+#include "mcp/catalog.h"
+
+#include <algorithm>
+
+#include "mcp/child.h"
+#include "mcp/json_in.h"
+
+namespace mcp {
+
+namespace {
+
+using contract::Json;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string underscored(std::string_view s) {
+  std::string out(s);
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
+const Json* member(const Json& j, std::string_view key) {
+  return j.type() == Json::Type::Object ? j.get(key) : nullptr;
+}
+
+bool is_true(const Json* j) { return j && j->type() == Json::Type::Bool && j->as_bool(); }
+
+// A number as the schema writes it (introspect gives defaults as command-line spellings).
+Json nat_default(const std::string& text) {
+  unsigned long long v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return Json(text);
+    v = v * 10 + static_cast<unsigned long long>(c - '0');
+  }
+  return Json(v);
+}
+
+// The output schema a client's validator takes: no draft URI or id (a client may compile it
+// again on every listing), a retry repair may carry its `arguments`, and a stream's lines are
+// gathered into {records, end}.
+Json output_schema(const Json& schema, bool stream) {
+  Json s = Json::object();
+  for (auto& [k, v] : schema.members())
+    if (k != "$schema" && k != "$id") s.set(k, v);
+  if (const Json* defs = member(s, "$defs")) {
+    Json d = *defs;
+    if (const Json* repair = member(d, "repair")) {
+      Json r = *repair;
+      Json options = Json::array();
+      for (auto& opt : member(r, "oneOf") ? member(r, "oneOf")->items() : std::vector<Json>{}) {
+        Json o = opt;
+        const Json* props = member(o, "properties");
+        const Json* kind = props ? member(*props, "kind") : nullptr;
+        const std::string* c = kind ? string_member(*kind, "const") : nullptr;
+        if (c && *c == "retry") {
+          Json p = *props;
+          p.set("arguments", Json::object({{"type", "object"}}));
+          p.set("tool", Json::object({{"type", "string"}}));
+          o.set("properties", std::move(p));
+        }
+        options.push(std::move(o));
+      }
+      r.set("oneOf", std::move(options));
+      d.set("repair", std::move(r));
+    }
+    s.set("$defs", std::move(d));
+  }
+  if (!stream) return s;
+  const Json* lines = member(s, "oneOf");
+  if (!lines || lines->items().empty()) return s;
+  Json records = Json::array();
+  for (size_t i = 0; i + 1 < lines->items().size(); ++i) records.push(lines->items()[i]);
+  Json out = Json::object({{"type", "object"},
+                           {"description", "the stream's records in order, and its end record"},
+                           {"required", Json::array({"records", "end"})},
+                           {"additionalProperties", false},
+                           {"properties", Json::object({{"records", Json::object({{"type", "array"},
+                                                                                  {"items", Json::object({{"oneOf", std::move(records)}})}})},
+                                                        {"end", lines->items().back()}})}});
+  if (const Json* defs = member(s, "$defs")) out.set("$defs", *defs);
+  return out;
+}
+
+// The skill's body without its front matter: the compact text an agent reads.
+std::string skill_body(const std::string& skill) {
+  if (skill.rfind("---\n", 0) != 0) return skill;
+  size_t end = skill.find("\n---\n", 4);
+  if (end == std::string::npos) return skill;
+  std::string body = skill.substr(end + 5);
+  while (!body.empty() && body[0] == '\n') body.erase(0, 1);
+  return body;
+}
+
+}  // namespace
+
+std::optional<std::string> describe_tool(const std::string& bin, ToolEntry& t) {
+  ChildResult intro = run_child({bin, "introspect"}, "", 10000, 8 << 20, nullptr);
+  ChildResult skill = run_child({bin, "skill"}, "", 10000, 1 << 20, nullptr);
+  if (intro.exit_code != 0 || skill.exit_code != 0)
+    return bin + " could not describe itself" + (intro.spawn_error.empty() ? "" : ": " + intro.spawn_error);
+  auto info = parse_json(intro.out);
+  if (!info || info->type() != Json::Type::Object) return bin + " introspect is not JSON";
+  const Json& in = *info;
+  t.bin = bin;
+  t.name = string_member(in, "tool") ? *string_member(in, "tool") : "";
+  t.schema_id = string_member(in, "schema") ? *string_member(in, "schema") : "";
+  t.stream = string_member(in, "output") && *string_member(in, "output") == "stream";
+  const Json* effects = member(in, "effects");
+  t.writes = effects && is_true(member(*effects, "writes_files"));
+  bool starts = effects && is_true(member(*effects, "starts_programs"));
+
+  Json props = Json::object();
+  Json required = Json::array();
+  t.takes_root = false;
+  std::vector<std::string> flag_props;
+  for (auto& f : member(in, "flags") ? member(in, "flags")->items() : std::vector<Json>{}) {
+    std::string name = string_member(f, "name") ? *string_member(f, "name") : "";
+    std::string kind = string_member(f, "kind") ? *string_member(f, "kind") : "";
+    std::string help = string_member(f, "help") ? *string_member(f, "help") : "";
+    if (name == "root") {
+      t.takes_root = true;
+      continue;
+    }
+    if (name == "format" || name == "help" || name == "version") continue;
+    Prop p;
+    p.name = underscored(name);
+    p.flag = name;
+    p.flag_kind = kind;
+    if (const std::string* s = string_member(f, "short"); s && s->size() == 1) p.short_name = (*s)[0];
+    Json schema = Json::object();
+    if (name == "stdin" && kind == "bool") {
+      p.kind = Prop::Kind::Stdin;
+      schema.set("type", "string");
+      schema.set("description", "the text given on standard input; the tool's --stdin: " + help);
+    } else {
+      if (kind == "bool") schema.set("type", "boolean");
+      if (kind == "nat") {
+        schema.set("type", "integer");
+        const Json* floor = member(f, "floor");
+        schema.set("minimum", floor && !floor->is_null() ? *floor : Json(0));
+        if (const Json* c = member(f, "ceiling"); c && !c->is_null()) schema.set("maximum", *c);
+      }
+      if (kind == "text" || kind == "path" || kind == "range" || kind == "choice") schema.set("type", "string");
+      if (kind == "range") schema.set("pattern", "^-?[0-9]*(:-?[0-9]*)?$");
+      if (kind == "choice") schema.set("enum", *member(f, "choices"));
+      if (kind == "list") schema = Json::object({{"type", "array"}, {"items", Json::object({{"type", "string"}})}});
+      schema.set("description", help);
+      if (const std::string* d = string_member(f, "default"); d && kind != "list")
+        schema.set("default", kind == "nat" ? nat_default(*d) : Json(*d));
+    }
+    flag_props.push_back(p.name);
+    props.set(p.name, std::move(schema));
+    t.props.push_back(std::move(p));
+  }
+  size_t slot = 0;
+  for (auto& o : member(in, "operands") ? member(in, "operands")->items() : std::vector<Json>{}) {
+    Prop p;
+    p.kind = Prop::Kind::Operand;
+    p.operand = slot++;
+    std::string name = string_member(o, "name") ? *string_member(o, "name") : "operand";
+    p.min = member(o, "min") ? member(o, "min")->as_uint() : 0;
+    const Json* max = member(o, "max");
+    p.max = max && !max->is_null() ? max->as_uint() : SIZE_MAX;
+    p.name = underscored(lower(name));
+    if (p.max > 1 && p.name.back() != 's') p.name += "s";
+    // A flag of the same name wins when the operand is optional; else the operand is renamed.
+    if (std::find(flag_props.begin(), flag_props.end(), p.name) != flag_props.end()) {
+      if (p.min == 0) continue;
+      p.name += "_operand";
+    }
+    std::string help = string_member(o, "help") ? *string_member(o, "help") : "";
+    Json schema = p.max > 1 ? Json::object({{"type", "array"},
+                                             {"items", Json::object({{"type", "string"}})},
+                                             {"minItems", p.min},
+                                             {"description", help}})
+                            : Json::object({{"type", "string"}, {"description", help}});
+    if (p.max != SIZE_MAX && p.max > 1) schema.set("maxItems", p.max);
+    if (p.min > 0) required.push(p.name);
+    props.set(p.name, std::move(schema));
+    t.props.push_back(std::move(p));
+  }
+  if (t.takes_root) {
+    Prop p;
+    p.kind = Prop::Kind::Root;
+    p.name = "root";
+    props.set("root", Json::object({{"type", "string"},
+                                    {"description",
+                                     "a directory beneath the server's root to confine this call "
+                                     "to (default: the server's root, narrowed by the client's "
+                                     "roots); paths are relative to it"}}));
+    t.props.push_back(std::move(p));
+  }
+
+  std::string summary = string_member(in, "summary") ? *string_member(in, "summary") : "";
+  std::string reversibility = string_member(in, "reversibility") ? *string_member(in, "reversibility") : "";
+  bool idempotent = false;
+  for (auto& g : member(in, "guarantees") ? member(in, "guarantees")->items() : std::vector<Json>{})
+    idempotent = idempotent || (g.type() == Json::Type::Str && g.str() == "idempotent");
+  Json input = Json::object({{"type", "object"}, {"properties", std::move(props)}});
+  if (!required.items().empty()) input.set("required", std::move(required));
+  input.set("additionalProperties", false);
+  const Json* schema = member(in, "output_schema");
+  t.descriptor = Json::object({
+      {"name", t.name},
+      {"title", t.name + ": " + summary.substr(0, summary.find_first_of(",:;"))},
+      {"description", summary + "\n\n" + skill_body(skill.out)},
+      {"inputSchema", std::move(input)},
+      {"outputSchema", schema ? output_schema(*schema, t.stream) : Json::object({{"type", "object"}})},
+      {"annotations", Json::object({{"readOnlyHint", !t.writes && !starts},
+                                    {"destructiveHint", t.writes && reversibility != "reversible-cheap"},
+                                    {"idempotentHint", idempotent},
+                                    {"openWorldHint", starts}})},
+  });
+  return std::nullopt;
+}
+
+std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments,
+                                    const std::string& root, std::string& stdin_data,
+                                    std::string& error) {
+  std::vector<std::string> argv = {tool.bin};
+  if (tool.takes_root) argv.insert(argv.end(), {"--root", root});
+  std::vector<std::pair<size_t, std::vector<std::string>>> operands;
+  auto scalar = [&](const Json& v, std::string& out) {
+    switch (v.type()) {
+      case Json::Type::Str: out = v.str(); return true;
+      case Json::Type::Int: out = std::to_string(v.as_int()); return true;
+      case Json::Type::Uint: out = std::to_string(v.as_uint()); return true;
+      case Json::Type::Raw: out = v.str(); return true;
+      case Json::Type::Bool: out = v.as_bool() ? "true" : "false"; return true;
+      default: return false;
+    }
+  };
+  for (auto& [key, value] : arguments.members()) {
+    auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return x.name == key; });
+    if (p != tool.props.end() && p->kind == Prop::Kind::Root) continue;  // decided by the caller
+    if (value.is_null()) continue;
+    if (p == tool.props.end()) {
+      // Not a property: the tool itself names it (args.unknown-flag, with the nearest flag).
+      std::string v;
+      std::string flag = "--" + key;
+      std::replace(flag.begin() + 2, flag.end(), '_', '-');
+      if (value.type() == Json::Type::Bool && value.as_bool()) {
+        argv.push_back(flag);
+      } else if (scalar(value, v)) {
+        argv.push_back(flag + "=" + v);
+      } else {
+        argv.push_back(flag);
+      }
+      continue;
+    }
+    if (p->kind == Prop::Kind::Stdin) {
+      if (value.type() == Json::Type::Str) {
+        stdin_data = value.str();
+      } else {
+        stdin_data = value.dump();  // a JSON list of edits given as JSON, not as a string
+      }
+      argv.push_back("--stdin");
+      continue;
+    }
+    if (p->kind == Prop::Kind::Operand) {
+      std::vector<std::string> vals;
+      std::string v;
+      if (value.type() == Json::Type::Array) {
+        for (auto& item : value.items()) {
+          if (!scalar(item, v)) {
+            error = "'" + key + "' holds a value that is not a string";
+            return {};
+          }
+          vals.push_back(v);
+        }
+      } else if (scalar(value, v)) {
+        vals.push_back(v);
+      } else {
+        error = "'" + key + "' must be a string";
+        return {};
+      }
+      operands.emplace_back(p->operand, std::move(vals));
+      continue;
+    }
+    std::string flag = "--" + p->flag;
+    if (p->flag_kind == "bool") {
+      if (value.type() == Json::Type::Bool) {
+        if (value.as_bool()) argv.push_back(flag);
+      } else {
+        std::string v;
+        if (!scalar(value, v)) v = value.dump();
+        argv.push_back(flag + "=" + v);  // the tool answers args.unexpected-value
+      }
+      continue;
+    }
+    if (p->flag_kind == "list" && value.type() == Json::Type::Array) {
+      for (auto& item : value.items()) {
+        std::string v;
+        if (!scalar(item, v)) {
+          error = "'" + key + "' holds a value that is not a string";
+          return {};
+        }
+        argv.push_back(flag + "=" + v);
+      }
+      continue;
+    }
+    std::string v;
+    if (!scalar(value, v)) {
+      error = "'" + key + "' must be a " + (p->flag_kind == "nat" ? "number" : "string");
+      return {};
+    }
+    argv.push_back(flag + "=" + v);
+  }
+  std::sort(operands.begin(), operands.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  argv.push_back("--");
+  for (auto& [slot, vals] : operands) argv.insert(argv.end(), vals.begin(), vals.end());
+  return argv;
+}
+
+std::optional<Json> argv_to_arguments(const ToolEntry& tool, const std::vector<std::string>& argv,
+                                      const std::string& call_root, const std::string& server_root,
+                                      const std::string& stdin_data) {
+  Json args = Json::object();
+  std::vector<std::string> positional;
+  bool ended = false;
+  auto flag_prop = [&](std::string_view name) -> const Prop* {
+    for (auto& p : tool.props)
+      if ((p.kind == Prop::Kind::Flag || p.kind == Prop::Kind::Stdin) && p.flag == name) return &p;
+    return nullptr;
+  };
+  auto short_prop = [&](char c) -> const Prop* {
+    for (auto& p : tool.props)
+      if (p.kind == Prop::Kind::Flag && p.short_name == c) return &p;
+    return nullptr;
+  };
+  auto set = [&](const Prop& p, const std::string& value) {
+    if (p.kind == Prop::Kind::Stdin) {
+      args.set("stdin", stdin_data);
+    } else if (p.flag_kind == "bool") {
+      args.set(p.name, true);
+    } else if (p.flag_kind == "nat") {
+      args.set(p.name, nat_default(value));
+    } else if (p.flag_kind == "list") {
+      Json list = args.get(p.name) ? *args.get(p.name) : Json::array();
+      list.push(value);
+      args.set(p.name, std::move(list));
+    } else {
+      args.set(p.name, value);
+    }
+  };
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& tok = argv[i];
+    if (ended || tok.size() < 2 || tok[0] != '-') {
+      positional.push_back(tok);
+      continue;
+    }
+    if (tok == "--") {
+      ended = true;
+      continue;
+    }
+    if (tok[1] == '-') {
+      size_t eq = tok.find('=');
+      std::string name = tok.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      bool has_value = eq != std::string::npos;
+      std::string value = has_value ? tok.substr(eq + 1) : "";
+      if (name == "root" || name == "format") {
+        if (!has_value && i + 1 < argv.size()) value = argv[++i];
+        if (name == "root" && value != call_root) {
+          // A narrower root than the call's: as the root argument, relative to the server's.
+          if (value.rfind(server_root + "/", 0) != 0) return std::nullopt;
+          args.set("root", value.substr(server_root.size() + 1));
+        }
+        continue;
+      }
+      const Prop* p = flag_prop(name);
+      if (!p) return std::nullopt;
+      if (p->flag_kind != "bool" && p->kind != Prop::Kind::Stdin && !has_value) {
+        if (i + 1 >= argv.size()) return std::nullopt;
+        value = argv[++i];
+      }
+      set(*p, value);
+      continue;
+    }
+    for (size_t j = 1; j < tok.size(); ++j) {
+      const Prop* p = short_prop(tok[j]);
+      if (!p) return std::nullopt;
+      if (p->flag_kind == "bool") {
+        set(*p, "");
+        continue;
+      }
+      std::string value = tok.substr(j + 1);
+      if (value.empty()) {
+        if (i + 1 >= argv.size()) return std::nullopt;
+        value = argv[++i];
+      }
+      set(*p, value);
+      break;
+    }
+  }
+  // Operands fill their slots in order, each leaving enough for the slots after it.
+  std::vector<const Prop*> slots;
+  for (auto& p : tool.props)
+    if (p.kind == Prop::Kind::Operand) slots.push_back(&p);
+  size_t next = 0;
+  for (size_t s = 0; s < slots.size(); ++s) {
+    size_t later = 0;
+    for (size_t u = s + 1; u < slots.size(); ++u) later += slots[u]->min;
+    size_t avail = positional.size() - next;
+    size_t take = std::min(slots[s]->max, avail > later ? avail - later : 0);
+    take = std::max(take, std::min(slots[s]->min, avail));
+    if (slots[s]->max > 1) {
+      Json list = Json::array();
+      for (size_t k = 0; k < take; ++k) list.push(positional[next + k]);
+      if (take > 0) args.set(slots[s]->name, std::move(list));
+    } else if (take == 1) {
+      args.set(slots[s]->name, positional[next]);
+    }
+    next += take;
+  }
+  if (next != positional.size()) return std::nullopt;
+  return args;
+}
+
+}  // namespace mcp

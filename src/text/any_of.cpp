@@ -1,0 +1,121 @@
+// any_of.cpp — several matchers as one. Candidates: the earliest of the parts' finds, each
+// part after the first searching only up to the end of the line of the best hit so far, so a
+// rare pattern beside a common one is not searched again from every common hit to its own.
+#include "text/any_of.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace text {
+namespace {
+
+constexpr size_t npos = std::string_view::npos;
+
+class AnyOf final : public Matcher {
+ public:
+  explicit AnyOf(std::vector<std::unique_ptr<Matcher>> parts) : parts_(std::move(parts)) {
+    for (const auto& p : parts_) need_ = std::max(need_, p->needle_size());
+    for (const auto& p : parts_)
+      if (p->needle_size() == 0) need_ = 0;
+  }
+
+  size_t find(std::string_view buf, size_t from) const override {
+    // The part that found the last candidate goes first: it scans on to its own next hit,
+    // which the other parts then need search only up to. Each part's scans stay disjoint, so
+    // a region costs each part about one pass. The order changes cost, never the answer.
+    size_t best = npos, winner = lead_;
+    const size_t n = parts_.size();
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (lead_ + k) % n;
+      size_t lim = buf.size();
+      if (best != npos && best < buf.size()) {
+        const void* nl = std::memchr(buf.data() + best, '\n', buf.size() - best);
+        if (nl) lim = static_cast<size_t>(static_cast<const char*>(nl) - buf.data());
+      }
+      if (from > lim) continue;
+      const size_t h = parts_[i]->find(buf.substr(0, lim), from);
+      if (h != npos && h < best) best = h, winner = i;
+    }
+    if (best != npos) lead_ = winner;
+    return best;
+  }
+
+  void spans(std::string_view line, std::vector<Span>& out) const override {
+    hit_.clear();
+    all_.clear();
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      const size_t before = all_.size();
+      parts_[i]->spans(line, all_);
+      if (all_.size() > before) hit_.push_back(static_cast<uint32_t>(i));
+    }
+    if (all_.empty()) return;
+    const bool solid =
+        std::any_of(all_.begin(), all_.end(), [](const Span& s) { return s.end > s.start; });
+    if (!solid) {  // only empty matches: the first of them is the line's one span
+      out.push_back(*std::min_element(all_.begin(), all_.end(), [](const Span& a, const Span& b) {
+        return a.start < b.start;
+      }));
+      return;
+    }
+    std::erase_if(all_, [](const Span& s) { return s.end == s.start; });
+    std::sort(all_.begin(), all_.end(), [](const Span& a, const Span& b) {
+      return a.start != b.start ? a.start < b.start : a.end < b.end;
+    });
+    const size_t first = out.size();
+    for (const Span& s : all_) {
+      if (out.size() > first && s.start < out.back().end)
+        out.back().end = std::max(out.back().end, s.end);
+      else
+        out.push_back(s);
+    }
+  }
+
+  bool line_by_line(bool crlf) const override {
+    return std::any_of(parts_.begin(), parts_.end(),
+                       [&](const auto& p) { return p->line_by_line(crlf); });
+  }
+  bool wants_eol_first() const override {
+    return std::any_of(parts_.begin(), parts_.end(),
+                       [](const auto& p) { return p->wants_eol_first(); });
+  }
+  // A long line can be searched in pieces only when every part can (then with the largest
+  // window any of them needs).
+  size_t needle_size() const override { return need_; }
+  bool probe(std::string_view window, size_t begin, size_t end, bool at_start,
+             bool at_end) const override {
+    return std::any_of(parts_.begin(), parts_.end(), [&](const auto& p) {
+      return p->probe(window, begin, end, at_start, at_end);
+    });
+  }
+  const std::vector<uint32_t>* patterns() const override { return &hit_; }
+  // Where in a piece of a long line a match starts: the earliest of every part's, when every
+  // part can say where (else only whether, as probe() does).
+  bool positions() const override {
+    return need_ > 0 && std::all_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->positions(); });
+  }
+  std::optional<Span> first_in(std::string_view window, size_t begin, size_t end, bool at_start,
+                               bool at_end) const override {
+    std::optional<Span> best;
+    for (const auto& p : parts_) {
+      auto s = p->first_in(window, begin, end, at_start, at_end);
+      if (s && (!best || s->start < best->start || (s->start == best->start && s->end > best->end)))
+        best = s;
+    }
+    return best;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Matcher>> parts_;
+  size_t need_ = 0;
+  mutable size_t lead_ = 0;
+  mutable std::vector<uint32_t> hit_;
+  mutable std::vector<Span> all_;
+};
+
+}  // namespace
+
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts) {
+  return std::make_unique<AnyOf>(std::move(parts));
+}
+
+}  // namespace text

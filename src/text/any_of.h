@@ -1,0 +1,18 @@
+// any_of.h — one Matcher over several patterns (seek -e P -e Q …): a line matches when any
+// of them does; its spans cover every pattern's matches, and patterns() says which matched.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "text/search.h"
+
+namespace text {
+
+// `parts` in the caller's order (their indices are what patterns() reports); at least one.
+// The spans of a line are every part's spans, sorted by start, overlapping ones merged (so
+// they stay disjoint), empty ones kept only when nothing non-empty matched (then the first).
+// The matcher keeps per-line state: it belongs to one thread, as the Scanner's buffer does.
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts);
+
+}  // namespace text

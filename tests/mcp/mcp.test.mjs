@@ -1,0 +1,319 @@
+// tack-mcp driven by the official MCP TypeScript SDK client (@modelcontextprotocol/sdk), as
+// Claude Code, Codex, Cursor or VS Code would drive it: list the tools and compile every schema,
+// call every tool, errors and their repairs retried from `arguments`, roots that narrow,
+// cancellation that leaves no process behind, 32 calls at once, and malformed input.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+
+const BIN = process.env.TACK_BIN || path.resolve(import.meta.dirname, "../../build/bin");
+const SERVER = path.join(BIN, "tack-mcp");
+const SAMPLE = path.resolve(import.meta.dirname, "../../demo/sample");
+
+let base;
+before(() => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), "tack-mcp-"));
+});
+after(() => fs.rmSync(base, { recursive: true, force: true }));
+
+// A fresh copy of the sample tree, with an outside sibling holding a secret.
+function tree() {
+  const dir = fs.mkdtempSync(path.join(base, "t-"));
+  const root = path.join(dir, "root");
+  fs.cpSync(SAMPLE, root, { recursive: true });
+  fs.mkdirSync(path.join(dir, "outside"));
+  fs.writeFileSync(path.join(dir, "outside", "secret.txt"), "OUTSIDE-SECRET\n");
+  fs.mkdirSync(path.join(root, "sub"));
+  fs.writeFileSync(path.join(root, "sub", "inner.txt"), "inner\n");
+  return { dir, root };
+}
+
+async function connect(root, { args = [], roots = null } = {}) {
+  const client = new Client(
+    { name: "tack-test", version: "1.0.0" },
+    { capabilities: roots ? { roots: { listChanged: true } } : {} },
+  );
+  if (roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((r) => ({ uri: "file://" + r, name: path.basename(r) })),
+    }));
+  }
+  const transport = new StdioClientTransport({ command: SERVER, args: ["--root", root, ...args], stderr: "pipe" });
+  await client.connect(transport);
+  // Listing first makes the SDK check every later structuredContent against its outputSchema.
+  await client.listTools();
+  return client;
+}
+
+const sha256 = (file) => execFileSync("sha256sum", [file]).toString().slice(0, 64);
+
+function processesWith(marker) {
+  const found = [];
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`).toString();
+      if (cmd.includes(marker)) found.push(pid + ": " + cmd.replace(/\0/g, " "));
+    } catch {}
+  }
+  return found;
+}
+
+test("lists every tool with schemas the SDK compiles, and annotations from the effects", async () => {
+  const { root } = tree();
+  const client = await connect(root);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "write"])
+    assert.ok(names.includes(want), want);
+  const validator = new AjvJsonSchemaValidator();
+  for (const t of tools) {
+    assert.equal(t.inputSchema.type, "object", t.name);
+    assert.equal(t.outputSchema.type, "object", t.name);
+    validator.getValidator(t.inputSchema);
+    validator.getValidator(t.outputSchema);
+    assert.ok(t.description.length > 50 && t.description.length < 1400, `${t.name}: ${t.description.length}`);
+    assert.ok(t.title.startsWith(t.name));
+  }
+  const by = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.equal(by.peek.annotations.readOnlyHint, true);
+  assert.equal(by.write.annotations.readOnlyHint, false);
+  assert.equal(by.write.annotations.destructiveHint, true);
+  assert.equal(by.move.annotations.destructiveHint, false); // a tombstone: undone by moving back
+  assert.deepEqual(by.peek.inputSchema.required, ["paths"]);
+  assert.equal(by.peek.inputSchema.properties.max_bytes.type, "integer");
+  assert.ok(by.peek.inputSchema.properties.max_bytes.maximum > 0);
+  assert.equal(by.write.inputSchema.properties.stdin.type, "string");
+  await client.close();
+});
+
+test("--read-only lists only the tools that change nothing; --tools picks", async () => {
+  const { root } = tree();
+  let client = await connect(root, { args: ["--read-only"] });
+  let names = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(!names.includes("write") && !names.includes("move") && names.includes("peek"));
+  await client.close();
+  client = await connect(root, { args: ["--tools", "peek,seek"] });
+  names = (await client.listTools()).tools.map((t) => t.name).sort();
+  assert.deepEqual(names, ["peek", "seek"]);
+  await client.close();
+});
+
+test("every tool answers on the sample tree, valid against its outputSchema", async () => {
+  const { root } = tree();
+  const client = await connect(root);
+  const calls = [
+    ["peek", { paths: ["src/main.c"], lines: "1:3", witness: true }],
+    ["seek", { pattern: "greet", paths: ["src"] }],
+    ["list", { depth: 2 }],
+    ["digest", { paths: ["src/main.c", "notes.txt"] }],
+    ["jsonq", { pointer: "/server/port", file: "data.json" }],
+    ["tally", { field: 2, delim: " ", file: undefined, files: ["app.log"] }],
+    ["skills", { dirs: ["."] }],
+    ["write", { create: true, stdin: "draft\n", path: "todo.md" }],
+    ["replace", { old: "hello, %s", new: "hi, %s", paths: ["src/main.c"] }],
+    ["move", { path: "README.md", newpaths: ["README.old.md"] }],
+  ];
+  for (const [name, args] of calls) {
+    for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.content)}`);
+    assert.ok(r.structuredContent, name);
+    assert.ok(r.content[0].text.length > 0);
+  }
+  assert.equal(fs.readFileSync(path.join(root, "todo.md"), "utf8"), "draft\n");
+  assert.ok(fs.readFileSync(path.join(root, "src/main.c"), "utf8").includes("hi, %s"));
+  assert.ok(fs.existsSync(path.join(root, "README.old.md")));
+  // edit: by a witness read through the server
+  const peek = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "3", witness: true } });
+  const w = peek.structuredContent.data.lines[0].witness;
+  const r = await client.callTool({
+    name: "edit",
+    arguments: { if_sha256: sha256(path.join(root, "src/main.c")), stdin: JSON.stringify([{ witness: w, lines: [] }]), path: "src/main.c" },
+  });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  assert.equal(r.structuredContent.data.diff.removed, 1);
+  await client.close();
+});
+
+test("errors come as isError with the tool's rule; a retry repair runs again from its arguments", async () => {
+  const { root } = tree();
+  const client = await connect(root);
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["missing.txt"] } });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error.rule, "io.not-found");
+
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lnes: "1:2" } });
+  assert.equal(r.isError, true);
+  const e = r.structuredContent.error;
+  assert.equal(e.rule, "args.unknown-flag");
+  assert.deepEqual(e.repair.arguments, { lines: "1:2", paths: ["src/main.c"] });
+  assert.equal(e.repair.tool, "peek");
+  r = await client.callTool({ name: "peek", arguments: e.repair.arguments });
+  assert.equal(r.isError, false);
+  assert.equal(r.structuredContent.data.to, 2);
+
+  fs.writeFileSync(path.join(root, "long.txt"), "x".repeat(5000) + "\n");
+  r = await client.callTool({ name: "peek", arguments: { paths: ["long.txt"], max_line_bytes: 100 } });
+  assert.equal(r.structuredContent.error.rule, "limit.line-too-long");
+  const again = await client.callTool({ name: "peek", arguments: r.structuredContent.error.repair.arguments });
+  assert.equal(again.isError, false);
+
+  r = await client.callTool({ name: "write", arguments: { stdin: "x", path: "notes.txt" } });
+  assert.equal(r.structuredContent.error.rule, "precondition.required");
+  r = await client.callTool({ name: "peek", arguments: { paths: ["../outside/secret.txt"] } });
+  assert.equal(r.structuredContent.error.rule, "path.dotdot");
+  assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], root: "../outside" } });
+  assert.equal(r.structuredContent.error.rule, "path.dotdot");
+  // an unknown tool is the protocol's error
+  await assert.rejects(client.callTool({ name: "rm", arguments: {} }), /Unknown tool/);
+  await client.close();
+});
+
+test("a match in a line past every cap: the repair is peek's, as that tool's arguments", async () => {
+  const { root } = tree();
+  const line = "x".repeat(20 * 1024 * 1024) + '"needle":1' + "y".repeat(1000) + "\n";
+  fs.writeFileSync(path.join(root, "one-line.json"), line);
+  const client = await connect(root);
+  const r = await client.callTool({ name: "seek", arguments: { pattern: '"needle"', paths: ["one-line.json"], max_line_bytes: 16777216 } });
+  const err = r.structuredContent.records.find((x) => x.type === "error").error;
+  assert.equal(err.rule, "limit.line-too-long");
+  assert.equal(err.repair.tool, "peek");
+  const window = await client.callTool({ name: "peek", arguments: err.repair.arguments });
+  assert.equal(window.isError, false);
+  assert.ok(window.structuredContent.data.text.includes('"needle"'));
+  await client.close();
+});
+
+test("a pattern that starts with '-' is an operand through MCP", async () => {
+  const { root } = tree();
+  fs.writeFileSync(path.join(root, "todo.md"), "- [ ] one\n- [x] two\n");
+  const client = await connect(root);
+  const r = await client.callTool({ name: "seek", arguments: { pattern: "- [ ]", paths: ["todo.md"] } });
+  assert.equal(r.isError, false);
+  assert.equal(r.structuredContent.end.matches, 1);
+  await client.close();
+});
+
+test("roots the client declares narrow the server's root and never widen it", async () => {
+  const { dir, root } = tree();
+  const sub = path.join(root, "sub");
+  let client = await connect(root, { roots: [sub] });
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"] } });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"] } });
+  assert.equal(r.structuredContent.error.rule, "io.not-found"); // relative to sub: not there
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], root: "." } });
+  assert.equal(r.structuredContent.error.rule, "path.outside-root");
+  await client.close();
+
+  // a client root outside the server's root gives nothing
+  client = await connect(root, { roots: [path.join(dir, "outside")] });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["secret.txt"] } });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error.rule, "path.outside-root");
+  assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
+  await client.close();
+
+  // a client root above the server's root narrows to the server's root
+  client = await connect(root, { roots: [dir] });
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } });
+  assert.equal(r.isError, false);
+  await client.close();
+});
+
+test("a cancelled call's tool is killed: no process left in /proc", async () => {
+  const { root } = tree();
+  const big = path.join(root, "big-cancel-marker.bin");
+  fs.closeSync(fs.openSync(big, "w"));
+  fs.truncateSync(big, 64 * 1024 * 1024 * 1024); // sparse: hashing it takes minutes
+  const client = await connect(root);
+  const ac = new AbortController();
+  const call = client.callTool({ name: "digest", arguments: { paths: ["big-cancel-marker.bin"] } }, undefined, { signal: ac.signal });
+  await new Promise((res) => setTimeout(res, 300));
+  assert.ok(processesWith("big-cancel-marker").length > 0, "the call was running");
+  ac.abort();
+  await assert.rejects(call);
+  let left = [];
+  for (let i = 0; i < 50; i++) {
+    left = processesWith("big-cancel-marker");
+    if (left.length === 0) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.deepEqual(left, []);
+  // the server still answers
+  const r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } });
+  assert.equal(r.isError, false);
+  await client.close();
+});
+
+test("32 calls at once all answer, each its own", async () => {
+  const { root } = tree();
+  for (let i = 0; i < 32; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), `file ${i}\n`);
+  const client = await connect(root, { args: ["--max-concurrent", "8"] });
+  const results = await Promise.all(
+    Array.from({ length: 32 }, (_, i) => client.callTool({ name: "peek", arguments: { paths: [`f${i}.txt`] } })),
+  );
+  results.forEach((r, i) => {
+    assert.equal(r.isError, false);
+    assert.equal(r.structuredContent.data.lines[0].text, `file ${i}`);
+  });
+  await client.close();
+});
+
+// The raw protocol, without the SDK: malformed input gets the protocol's answer, never a crash.
+function rawSession(root, lines, { closeAfterMs = 1500 } = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(SERVER, ["--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    for (const l of lines) p.stdin.write(l);
+    setTimeout(() => p.stdin.end(), closeAfterMs);
+    p.on("exit", (code, signal) => resolve({ code, signal, out }));
+  });
+}
+
+test("malformed messages, unknown methods and oversized lines get JSON-RPC errors; EOF ends cleanly", async () => {
+  const { root } = tree();
+  const big = '{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + "a".repeat(9 << 20) + '"}}\n';
+  const { code, signal, out } = await rawSession(root, [
+    "not json\n",
+    '{"jsonrpc":"1.0","id":1,"method":"ping"}\n',
+    '{"jsonrpc":"2.0","id":2,"method":"no/such"}\n',
+    "[1,2,3]\n",
+    big,
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"peek","arguments":[1]}}\n',
+    '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"peek","arguments":{"path":{"a":1}}}}\n',
+    '{"jsonrpc":"2.0","method":"notifications/unknown"}\n',
+    '{"jsonrpc":"2.0","id":5,"method":"ping"}\n',
+  ]);
+  assert.equal(signal, null);
+  assert.equal(code, 0);
+  const msgs = out.trim().split("\n").map((l) => JSON.parse(l));
+  const byId = (id) => msgs.find((m) => m.id === id);
+  assert.equal(msgs.filter((m) => m.id === null && m.error?.code === -32700).length, 1);
+  assert.equal(byId(1).error.code, -32600);
+  assert.equal(byId(2).error.code, -32601);
+  assert.ok(msgs.some((m) => m.id === null && m.error?.code === -32600 && /longer than/.test(m.error.message)));
+  assert.equal(byId(3).error.code, -32602);
+  assert.equal(byId(4).result.isError, true);
+  assert.deepEqual(byId(5).result, {});
+});
+
+test("protocol versions: the current and the previous are agreed, others get the current", async () => {
+  const { root } = tree();
+  for (const [asked, agreed] of [["2025-11-25", "2025-11-25"], ["2025-06-18", "2025-06-18"], ["1999-01-01", "2025-11-25"]]) {
+    const { out } = await rawSession(root, [
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: "x", version: "1" } } }) + "\n",
+    ], { closeAfterMs: 500 });
+    assert.equal(JSON.parse(out.split("\n")[0]).result.protocolVersion, agreed);
+  }
+});
