@@ -53,7 +53,7 @@ done
 
 # Each tool's own section: bench/<tool>.sh, given the bin directory. (fuzz_long.sh is not a
 # benchmark: an hour of fuzzing, run on its own.)
-for t in seek list digest jsonq tally write mcp lookups; do
+for t in seek list digest jsonq tally write run_tool mcp lookups; do
   echo
   bash "$here/$t.sh" "$bin"
 done

@@ -54,6 +54,11 @@ constexpr std::array kCatalogue = {
     CatalogueRow{"query.unsupported-syntax", E::InvalidArgs, "a query in a syntax the tool does not take"},
     CatalogueRow{"query.bad-pattern", E::InvalidArgs, "a pattern that does not compile"},
     CatalogueRow{"query.duplicate-key", E::PreconditionFailed, "the path runs through a key its object writes more than once"},
+    CatalogueRow{"limit.timeout", E::PreconditionFailed, "the program ran past --timeout-ms and was killed"},
+    CatalogueRow{"limit.output-too-large", E::PreconditionFailed, "the program wrote more than --max-output to one stream and was killed"},
+    CatalogueRow{"run.program-name", E::InvalidArgs, "the program is not one plain name (it is empty, `.`, `..` or has a `/`)"},
+    CatalogueRow{"run.program-not-found", E::NotFound, "the programs directory holds no program of that name"},
+    CatalogueRow{"run.spawn-failed", E::PreconditionFailed, "the operating system could not start the program or its channels"},
 };
 
 }  // namespace

@@ -26,6 +26,9 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "os/policy.h"
+#include "os/process.h"
+
 namespace os {
 
 namespace {
@@ -40,6 +43,7 @@ struct SeccompProgram {
 constexpr uint64_t kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
                    kFsReadDir = 1ull << 3, kFsRemoveDir = 1ull << 4, kFsRemoveFile = 1ull << 5, kFsMakeDir = 1ull << 7,
                    kFsMakeReg = 1ull << 8, kFsMakeSym = 1ull << 12, kFsRefer = 1ull << 13, kFsTruncate = 1ull << 14;
+constexpr uint64_t kFsMakeSock = 1ull << 9, kFsMakeFifo = 1ull << 10;
 constexpr uint64_t kNetBindTcp = 1ull << 0, kNetConnectTcp = 1ull << 1;
 
 uint64_t fs_rights(int abi) {
@@ -68,12 +72,16 @@ bool allow_beneath(int ruleset, int fd, uint64_t rights) {
 }
 
 std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
-                                        const std::vector<std::string>& write_dirs) {
+                                        const std::vector<std::string>& write_dirs,
+                                        const Policy& policy) {
   int abi = landlock_abi();
   if (abi <= 0) return std::nullopt;  // best effort: reported by introspect
   uint64_t all = fs_rights(abi);
-  RulesetAttr attr{all, abi >= 4 ? (kNetBindTcp | kNetConnectTcp) : 0, 0};
-  size_t size = abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+  // A supervisor whose deployer grants some program the network leaves TCP to each program's
+  // own ruleset (program_ruleset).
+  bool tcp = abi >= 4 && !policy.any_network();
+  RulesetAttr attr{all, tcp ? (kNetBindTcp | kNetConnectTcp) : 0, 0};
+  size_t size = tcp ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
   if (rs < 0) return std::nullopt;
 
@@ -86,7 +94,33 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   if (tool.effects & contract::kStartPrograms) read |= kFsExecute;
   bool writer = tool.effects & contract::kWriteFiles;
   bool ok = true;
-  if (root_fd >= 0) {
+  if (tool.effects & contract::kStartPrograms) {
+    // A supervisor: it reads (and executes) anywhere; it writes beneath the root (the working
+    // directory without one), where its program may write, and beneath /tmp, where it makes
+    // the program's private TMPDIR; and it makes the program's cgroup. The program's own
+    // ruleset (program_ruleset) narrows this again.
+    uint64_t supervise = (write | kFsMakeSock | kFsMakeFifo) & all;
+    int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ok = slash >= 0 && allow_beneath(rs, slash, read);
+    if (slash >= 0) close(slash);
+    int here = root_fd >= 0 ? dup(root_fd) : open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ok = ok && here >= 0 && allow_beneath(rs, here, supervise);
+    if (here >= 0) close(here);
+    std::vector<std::string> dirs = Cgroup::parents();
+    dirs.push_back("/tmp");
+    for (const std::string& dir : policy.all_write()) dirs.push_back(dir);
+    for (const std::string& dir : dirs) {
+      int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ok = ok && allow_beneath(rs, fd, supervise);
+      close(fd);
+    }
+    int null = open("/dev/null", O_PATH | O_CLOEXEC);
+    if (null >= 0) {
+      ok = ok && allow_beneath(rs, null, (kFsReadFile | kFsWriteFile) & all);
+      close(null);
+    }
+  } else if (root_fd >= 0) {
     ok = allow_beneath(rs, root_fd, writer ? write : read);
   } else {
     int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -115,10 +149,11 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   return std::nullopt;
 }
 
-std::optional<contract::Error> seccomp(const contract::Tool& tool) {
+std::optional<contract::Error> seccomp(const contract::Tool& tool, const Policy& policy) {
   if (!seccomp_available()) return std::nullopt;  // best effort: reported by introspect
-  auto bytes = seccomp_program(tool.effects & contract::kStartPrograms,
-                               tool.effects & contract::kWriteFiles);
+  bool starter = tool.effects & contract::kStartPrograms;
+  auto bytes = seccomp_program(starter, tool.effects & contract::kWriteFiles,
+                               starter && policy.any_network());
   sock_fprog prog{static_cast<unsigned short>(bytes.size() / sizeof(sock_filter)),
                   reinterpret_cast<sock_filter*>(const_cast<unsigned char*>(bytes.data()))};
   if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
@@ -135,9 +170,51 @@ int landlock_abi() {
   return v < 0 ? 0 : static_cast<int>(v);
 }
 
-std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files) {
-  const SeccompProgram& p = kSeccompPrograms[(start_programs ? 2 : 0) + (write_files ? 1 : 0)];
+ProgramRuleset program_ruleset(std::span<const int> write_fds, bool network) {
+  ProgramRuleset out;
+  int abi = landlock_abi();
+  if (abi <= 0) return out;
+  uint64_t all = fs_rights(abi);
+  constexpr uint64_t kScopeAbstractUnix = 1ull << 0, kScopeSignal = 1ull << 1;
+  RulesetAttr attr{all, abi >= 4 && !network ? (kNetBindTcp | kNetConnectTcp) : 0,
+                   abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
+  size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+  int rs = static_cast<int>(syscall(__NR_landlock_create_ruleset, &attr, size, 0));
+  if (rs < 0) return out;
+  const uint64_t read = kFsReadFile | kFsReadDir | kFsExecute;
+  const uint64_t write =
+      (read | kFsWriteFile | kFsRemoveFile | kFsRemoveDir | kFsMakeDir | kFsMakeReg | kFsMakeSym |
+       kFsMakeSock | kFsMakeFifo | kFsRefer | kFsTruncate) &
+      all;
+  int slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  bool ok = slash >= 0 && allow_beneath(rs, slash, read);
+  if (slash >= 0) close(slash);
+  for (int fd : write_fds) ok = ok && allow_beneath(rs, fd, write);
+  int null = open("/dev/null", O_PATH | O_CLOEXEC);
+  if (null >= 0) {
+    ok = ok && allow_beneath(rs, null, (kFsReadFile | kFsWriteFile) & all);
+    close(null);
+  }
+  if (!ok) {
+    close(rs);
+    return out;
+  }
+  out.fd = rs;
+  out.abi = abi;
+  out.tcp = abi >= 4 && !network;
+  out.scoped = abi >= 6;
+  return out;
+}
+
+std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files,
+                                               bool network) {
+  const SeccompProgram& p =
+      kSeccompPrograms[network ? 4 : (start_programs ? 2 : 0) + (write_files ? 1 : 0)];
   return {p.bytes, p.size};
+}
+
+std::span<const unsigned char> started_program_filter() {
+  return {kSeccompPrograms[5].bytes, kSeccompPrograms[5].size};
 }
 
 bool seccomp_available() { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0; }
@@ -149,27 +226,56 @@ std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int roo
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return contract::make_error("io.permission-denied", "no_new_privs could not be set.",
                                 contract::Json::object({{"mechanism", "no_new_privs"}}));
-  if (auto e = landlock(tool, root_fd, write_dirs)) return e;
-  return seccomp(tool);
+  Policy policy;
+  if (tool.effects & contract::kStartPrograms) policy = read_policy(std::string(tool.programs_dir));
+  if (auto e = landlock(tool, root_fd, write_dirs, policy)) return e;
+  return seccomp(tool, policy);
 }
 
 contract::Json authority(const contract::Tool& tool) {
   using contract::Json;
   int abi = landlock_abi();
   bool writer = tool.effects & contract::kWriteFiles;
+  if (tool.effects & contract::kStartPrograms) {
+    bool cgroup = !Cgroup::parents().empty();
+    return Json::object({
+        {"files",
+         "read and write: it reads anywhere and writes beneath --root (without it: the "
+         "working directory), a private TMPDIR it removes afterwards, and its cgroup; "
+         "its program the same, less the cgroup (less the root with --read-only)"},
+        {"programs", "only those in " + std::string(tool.programs_dir) +
+                         ", by plain name; each in its own session and process group, without "
+                         "capabilities, ended with everything it started; more (network, other "
+                         "writable directories) only as the deployer's .policy there grants"},
+        {"network",
+         "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
+         "refused (Landlock ABI 4+), for the tool and its program alike, but for a program "
+         "the deployer's .policy grants the network"},
+        {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
+                                     {"landlock_tcp", abi >= 4},
+                                     {"landlock_scope", abi >= 6},
+                                     {"seccomp", seccomp_available()},
+                                     {"no_new_privs", true},
+                                     {"cgroup", cgroup}})},
+        {"without_mechanism",
+         "best effort: without Landlock the program may write wherever "
+         "the user may; the answer's confinement says what held"},
+    });
+  }
   return Json::object({
       {"files",
        writer ? "read and write beneath --root (without it: read anywhere, write beneath the "
                 "target's directory)"
               : "read only: beneath --root when given, else anywhere; no write right anywhere"},
-      {"programs", (tool.effects & contract::kStartPrograms) ? "may start programs" : "none: execve, fork and new processes refused"},
+      {"programs", "none: execve, fork and new processes refused"},
       {"network", "none: sockets refused"},
       {"mechanisms", Json::object({{"landlock_abi", abi > 0 ? Json(abi) : Json()},
                                    {"seccomp", seccomp_available()},
                                    {"no_new_privs", true}})},
-      {"without_mechanism", "best effort: the tool runs with tack's own confinement (openat2 "
-                            "beneath the root, no symbolic links) and introspect reports "
-                            "which mechanisms hold"},
+      {"without_mechanism",
+       "best effort: the tool runs with tack's own confinement (openat2 "
+       "beneath the root, no symbolic links) and introspect reports "
+       "which mechanisms hold"},
   });
 }
 

@@ -24,7 +24,25 @@ bool seccomp_available();
 
 // The seccomp program (raw struct sock_filter bytes) for a tool with these effects, as
 // libseccomp compiled it from src/os/seccomp_profile.cpp when tack was built.
-std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files);
+// `network`: a supervisor whose deployer grants some program the network (sockets are left to
+// each program's own filter, started_program_filter()).
+std::span<const unsigned char> seccomp_program(bool start_programs, bool write_files,
+                                               bool network = false);
+// The filter each started program adds to its supervisor's: sockets other than AF_UNIX refused.
+std::span<const unsigned char> started_program_filter();
+
+// The Landlock ruleset a started program is restricted to, between fork and exec: read and
+// execute anywhere, write beneath each of `write_fds` and to /dev/null, no TCP bind or connect
+// (ABI 4), no signal or abstract socket reaching outside its own domain (ABI 6). `fd` is -1
+// where the kernel has no Landlock; the caller closes it.
+struct ProgramRuleset {
+  int fd = -1;
+  int abi = 0;
+  bool tcp = false;     // TCP bind/connect refused by Landlock
+  bool scoped = false;  // signals and abstract sockets scoped
+};
+// `network`: the deployer granted this program the network (TCP is not handled).
+ProgramRuleset program_ruleset(std::span<const int> write_fds, bool network = false);
 
 // The authority row as introspect prints it: what the tool may do and what enforces it here.
 contract::Json authority(const contract::Tool& tool);

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <initializer_list>
@@ -16,18 +17,41 @@ int refuse(scmp_filter_ctx f, int err, int nr) { return seccomp_rule_add(f, SCMP
 
 }  // namespace
 
-scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files) {
+scmp_filter_ctx seccomp_started_profile() {
+  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+  if (!f) return nullptr;
+  int rc = 0;
+  for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  if (rc != 0) {
+    seccomp_release(f);
+    return nullptr;
+  }
+  return f;
+}
+
+scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files, bool network) {
   scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
   if (!f) return nullptr;
   // A binary tree of system call numbers, not a chain: the kernel runs the filter over every
   // system call number when it is loaded (to cache the ones always allowed), and a chain made
   // that cost most of a tool's start-up.
   int rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-  // Networking for every tool, and a list nothing in tack needs.
-  for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
-                 SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(ptrace),
-                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(bpf),
-                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
+  // Networking for every tool, and a list nothing in tack needs. A tool that starts programs
+  // hands this filter on to them: they keep local (AF_UNIX) sockets, every other family is
+  // refused (and Landlock refuses TCP bind and connect where the kernel has the rules).
+  if (start_programs && network) {
+    // each program's own filter (seccomp_started_profile) refuses them unless granted
+  } else if (start_programs) {
+    for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
+      rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  } else {
+    for (int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
+                   SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4)})
+      rc |= refuse(f, EPERM, nr);
+  }
+  for (int nr : {SCMP_SYS(ptrace), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root),
+                 SCMP_SYS(bpf), SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
                  SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
                  SCMP_SYS(userfaultfd), SCMP_SYS(perf_event_open), SCMP_SYS(unshare),
                  SCMP_SYS(setns), SCMP_SYS(process_vm_writev), SCMP_SYS(kexec_load)})

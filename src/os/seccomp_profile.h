@@ -14,6 +14,10 @@
 namespace os {
 
 // A new filter (release with seccomp_release), or nullptr when libseccomp refuses a rule.
-scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files);
+// `network` (with start_programs only): sockets are left to the filter of each program started,
+// for a supervisor whose deployer lets some program use the network.
+scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files, bool network = false);
+// The filter a started program adds to the supervisor's: sockets other than AF_UNIX refused.
+scmp_filter_ctx seccomp_started_profile();
 
 }  // namespace os

@@ -64,6 +64,9 @@ CATALOGUE = {
     "query.wrong-kind": 8, "query.unsupported-syntax": 2, "query.bad-pattern": 2,
     "query.duplicate-key": 8,  # jsonq's own row
     "parse.checksum-line": 8,  # digest --check's own row
+    # run's own rows
+    "limit.output-too-large": 8, "run.program-name": 2, "run.program-not-found": 3,
+    "run.spawn-failed": 8,
 }
 EXIT_NAMES = {0: "SUCCESS", 1: "GENERAL_ERROR", 2: "INVALID_ARGS", 3: "NOT_FOUND",
               4: "PERMISSION_DENIED", 5: "CONFLICT", 6: "TIMEOUT", 8: "PRECONDITION_FAILED",
@@ -86,7 +89,44 @@ class ContractViolation(AssertionError):
     pass
 
 
+# `run` starts programs from one directory fixed when it is built: the suite drives its test
+# build (build/fixture/run), whose directory holds the fixture programs; the shipped
+# build/bin/run is checked apart (test_run.py).
+RUN_FIXTURE = BIN.parent / "fixture" / "run"
+
+
+def run_survivors(marker: str | None = None) -> list[str]:
+    """Processes left by run's tests: any whose executable is the test build of run or its
+    fixture program (build/support/run_program, whatever name started it), or whose command
+    line holds `marker`. Zombies are not running and do not count."""
+    exes = {str(RUN_FIXTURE), str(BIN.parent / "support" / "run_program")}
+    out = []
+    for _ in range(50):  # a process being reaped may linger a moment in /proc
+        out = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                        continue
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                exe = os.readlink(f"/proc/{pid}/exe")
+            except OSError:
+                continue
+            if exe in exes or (marker and marker.encode() in cmd):
+                out.append(f"{pid} {exe}: {cmd.replace(bytes(1), b' ')[:120]!r}")
+        if not out:
+            break
+        import time
+        time.sleep(0.02)
+    return out
+
+
 def bin_path(tool: str) -> str:
+    if tool == "run":
+        return str(RUN_FIXTURE)
     return str(BIN / tool)
 
 

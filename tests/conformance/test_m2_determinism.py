@@ -128,3 +128,39 @@ def test_no_clock_no_host_in_output(tree):
     host = os.uname().nodename.encode()
     assert host not in r.out
     assert b"time" not in r.out and b"duration" not in r.out
+
+
+# run, with programs whose output is deterministic: the answer is the same bytes everywhere
+# (the program's environment is run's fixed one, never the caller's).
+RUN_INVOCATIONS = [
+    ("echo", ["--root", "{root}", "--", "echo", "hello", "w\u00f6rld"]),
+    ("args-bytes", ["--", "args", "a b", "", "*"]),
+    ("pwd", ["--root", "{root}", "--cwd", "dir/sub", "--", "pwd"]),
+    ("binary", ["--", "binary"]),
+    ("exit", ["--", "exit", "7"]),
+    # (an output cap is not here: how much a killed program wrote before it died is timing)
+    ("timeout", ["--timeout-ms", "50", "--", "hang"]),
+    ("no-env-leak", ["--", "script", "$HOME"]),
+    ("not-found", ["--", "missing"]),
+    ("bad-name", ["--", "../x"]),
+    ("list", ["--list"]),
+    ("introspect", ["introspect"]),
+]
+
+
+@pytest.mark.parametrize("inv", RUN_INVOCATIONS, ids=[i[0] for i in RUN_INVOCATIONS])
+def test_run_same_bytes_everywhere(tree, inv):
+    name, args = inv
+    argv = [tack.bin_path("run")] + [a.replace("{root}", str(tree.root)) for a in args]
+    seen = {}
+    for env_name, (env, cwd) in ENVIRONMENTS.items():
+        where = str(tree.root.parent) if cwd is None else (
+            str(tree.root / cwd) if not cwd.startswith("/") else cwd)
+        for sink in tack.SINKS:
+            seen[(env_name, sink)] = tack.run_sink(argv, sink, env=env, cwd=where)
+    baseline = seen[("base", "pipe")]
+    assert baseline[1] and baseline[2] == b""
+    tack.check_output("run", [tack.to_bytes(a) for a in argv[1:]], *baseline)
+    diffs = [k for k, v in seen.items() if v != baseline]
+    assert not diffs, f"{name}: differs under {diffs}: {seen[diffs[0]][1][:300]!r} vs {baseline[1][:300]!r}"
+    assert tack.run_survivors() == [], "a program run started is still running"

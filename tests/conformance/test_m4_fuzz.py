@@ -35,6 +35,14 @@ JUNK_TOKENS = [b"--", b"-", b"--=", b"--x=", b"-Z", b"---", b"--root",
                b"introspect", b"skill", b"--help=1", b"-" * 3000]
 
 
+# run's operands are program names: the fixture programs (tests/support/run_program.cpp) that
+# end by themselves whatever their arguments and write nothing to stderr (which --format text
+# passes through), plus the entries of the fixture directory that are not programs.
+RUN_PROGRAMS = [b"echo", b"true", b"false", b"exit", b"cat", b"args", b"pwd", b"both", b"flood",
+                b"longline", b"readall", b"unix", b"tmpwrite", b"orphan", b"script", b"notexec",
+                b"dangling", b"garbage", b"subdir"]
+
+
 def tree_paths(root: str) -> list[bytes]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -117,6 +125,8 @@ def test_random_invocations_keep_the_contract(tool, tmp_path):
             tack.make_tree(work)
         if writer or i == 0:
             paths = tree_paths(str(work))
+            if tool == "run":
+                paths += RUN_PROGRAMS
         argv, stdin = make_case(tool, table, rng, paths)
         try:
             # `/` makes a walking reader cover the whole machine (list --find ranks every file
@@ -125,3 +135,5 @@ def test_random_invocations_keep_the_contract(tool, tmp_path):
         except Exception as e:  # a contract violation, a signal death, or a hang
             failures.append(f"case {i}: {tool} {argv!r}: {type(e).__name__}: {str(e)[:500]}")
     assert not failures, f"{len(failures)} of {CASES} cases broke the contract:\n" + "\n".join(failures[:10])
+    if tool == "run":
+        assert tack.run_survivors() == [], "a program run started is still running"

@@ -254,6 +254,8 @@ def test_syscalls_after_install_lie_inside_the_profile(tool, tmp_path):
                 problems.append(f"{argv}: operand opened before the profile: {line.decode(errors='replace')}")
     OBSERVED[tool] = sorted(seen)
     assert not problems, f"{tool}:\n" + "\n".join(problems)
+    if tool == "run":
+        assert tack.run_survivors() == [], "a program run started is still running"
 
 
 @needs_strace

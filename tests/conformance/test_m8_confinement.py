@@ -299,3 +299,28 @@ def test_without_root_devices_are_still_refused(tree):
     fifo = tree.fifo()
     r = run("peek", fifo, cwd=tree.root, timeout=5)
     assert r.rules == ["io.special-file"]
+
+
+# --- run: its working directory is a path beneath the root; its program writes beneath it -----
+
+@pytest.mark.parametrize("cwd,rule", [("link_out_dir", "path.symlink"), ("../outside", "path.dotdot"),
+                                       ("{outside}", "path.outside-root"), ("{evil}", "path.outside-root"),
+                                       ("plain.txt", "io.not-a-directory")])
+def test_run_working_directory_stays_beneath_the_root(tree, cwd, rule):
+    cwd = cwd.format(outside=tree.outside, evil=tree.evil)
+    r = run("run", "--root", tree.root, "--cwd", cwd, "--", "pwd")
+    assert r.rules == [rule] and "data" not in r.doc
+
+
+@pytest.mark.parametrize("target", ["link_out_dir/new.txt", "../outside/new.txt", "{evil}/new.txt",
+                                    "{outside}/dir/new.txt"])
+def test_run_program_writes_nothing_outside_the_root(tree, target):
+    """The program is not held to lexical rules (it is not tack): Landlock refuses the write
+    wherever the path leads, links included."""
+    before = {p: sorted(os.listdir(p)) for p in (tree.outside, tree.outside / "dir", tree.evil)}
+    r = run("run", "--root", tree.root, "--", "write",
+            target.format(outside=tree.outside, evil=tree.evil))
+    assert r.exit == 0 and r.data["exit_code"] == 3, r
+    assert b"Permission denied" in tack.tob(r.data["stderr"]["text"])
+    assert {p: sorted(os.listdir(p)) for p in before} == before
+    assert tack.run_survivors() == []

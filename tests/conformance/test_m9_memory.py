@@ -150,3 +150,23 @@ def test_tail_answer_is_right_on_the_big_file(big_files):
     assert [l["n"] for l in r.lines] == [total - 2, total - 1, total]
     assert r.texts()[-1] == _block().split(b"\n")[-2]
     assert r.data["eof"] is True and r.data["size"] == 256 * MiB
+
+
+@pytest.mark.slow
+def test_run_peak_rss_is_the_cap_not_the_output():
+    """run keeps at most --max-output of each stream (memory mapped, touched as it fills): a
+    program writing 1, 64 or 256 MiB under a 64 MiB cap costs the bytes kept plus a little,
+    and the answer (64 MiB of JSON) is written as it is rendered, never held whole."""
+    cap = 64 * MiB
+    rss = {}
+    for n in SIZES:  # 256 MiB passes the cap: exit 8, limit.output-too-large
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", tack.bin_path("run"), "--max-output",
+                            str(cap), "--", "flood", str(n * MiB)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+        assert p.returncode == (8 if n * MiB > cap else 0), p.stderr
+        rss[n] = int(p.stderr.decode().strip().splitlines()[-1])
+    assert rss[1] < 16 * 1024, rss
+    for n in (64, 256):
+        assert rss[n] <= cap // 1024 + 8 * 1024, f"peak RSS KiB by MiB written {rss}"
+    assert max(rss[64], rss[256]) / min(rss[64], rss[256]) <= 1.5, rss
+    assert tack.run_survivors() == []

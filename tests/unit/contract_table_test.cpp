@@ -351,6 +351,12 @@ const std::map<std::string, int> kContractCatalogue = {
 const std::map<std::string, int> kToolRows = {
     {"query.duplicate-key", 8},  // jsonq
     {"parse.checksum-line", 8},  // digest --check
+    // run (its reference page's rows; CONTRACT.md §2 names limit.timeout's exit 8)
+    {"limit.timeout", 8},
+    {"limit.output-too-large", 8},
+    {"run.program-name", 2},
+    {"run.program-not-found", 3},
+    {"run.spawn-failed", 8},
 };
 
 TEST(ContractTable, CatalogueMatchesContractExactly) {

@@ -1,0 +1,313 @@
+// os/process: the sweep that ends a program's whole tree, spawning with its channels and
+// confinement, the private directory's removal. Each case that kills runs in a forked helper
+// (a subreaper of its own), so nothing it does reaches the test runner's other children.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "os/process.h"
+#include "os/sandbox.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Runs `body` in a forked subreaper; returns its exit status (or -1 when it died).
+int in_helper(const std::function<int()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+[[noreturn]] void sleep_forever() {
+  for (;;) pause();
+}
+
+TEST(OsProcess, DescendantsFindsGrandchildren) {
+  EXPECT_EQ(in_helper([] {
+              int ready[2];
+              if (pipe(ready) != 0) return 10;
+              pid_t child = fork();
+              if (child == 0) {
+                if (fork() == 0) sleep_forever();
+                if (write(ready[1], "x", 1) != 1) _exit(1);
+                sleep_forever();
+              }
+              char c;
+              if (read(ready[0], &c, 1) != 1) return 11;
+              size_t n = os::descendants(getpid()).size();
+              size_t killed = os::end_descendants(50ms);
+              return n == 2 && killed == 2 && os::descendants(getpid()).empty() ? 0 : 12;
+            }),
+            0);
+}
+
+TEST(OsProcess, EndsDetachedDeafAndStoppedProcesses) {
+  EXPECT_EQ(in_helper([] {
+              int ready[2];
+              if (pipe(ready) != 0) return 10;
+              pid_t top = fork();
+              if (top == 0) {
+                // a grandchild in its own session that ignores SIGTERM, left behind
+                if (fork() == 0) {
+                  setsid();
+                  signal(SIGTERM, SIG_IGN);
+                  if (fork() == 0) {
+                    if (write(ready[1], "a", 1) != 1) _exit(1);
+                    sleep_forever();
+                  }
+                  _exit(0);
+                }
+                // a child that stops itself
+                if (fork() == 0) {
+                  if (write(ready[1], "b", 1) != 1) _exit(1);
+                  raise(SIGSTOP);
+                  sleep_forever();
+                }
+                sleep_forever();
+              }
+              char c[2];
+              if (read(ready[0], c, 1) != 1 || read(ready[0], c + 1, 1) != 1) return 11;
+              std::this_thread::sleep_for(20ms);
+              int status = 0;
+              auto t = std::chrono::steady_clock::now();
+              size_t killed = os::end_descendants(30ms, top, &status);
+              auto took = std::chrono::steady_clock::now() - t;
+              if (!os::descendants(getpid()).empty()) return 12;
+              if (killed != 3) return 13;  // top, the stopped child, the deaf grandchild
+              if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) return 14;
+              if (took > 2s) return 15;
+              siginfo_t info{};
+              return waitid(P_ALL, 0, &info, WEXITED | WNOHANG) == -1 && errno == ECHILD ? 0 : 16;
+            }),
+            0);
+}
+
+TEST(OsProcess, NothingToEndIsCheap) {
+  EXPECT_EQ(in_helper([] { return static_cast<int>(os::end_descendants(1000ms)); }), 0);
+}
+
+struct Pipe {
+  int r = -1, w = -1;
+  Pipe() {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) == 0) r = p[0], w = p[1];
+  }
+  ~Pipe() {
+    if (r >= 0) close(r);
+    if (w >= 0) close(w);
+  }
+  std::string drain() {
+    if (w >= 0) close(w), w = -1;
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = read(r, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    return out;
+  }
+};
+
+TEST(OsProcess, SpawnPassesArgvEnvAndDirectory) {
+  Pipe out, err;
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char* argv[] = {"sh", "-c", "printf '%s|%s|%s' \"$0\" \"$FOO\" \"$(pwd)\"; echo e >&2",
+                        nullptr};
+  const char* envp[] = {"FOO=bar baz", "PATH=/usr/bin:/bin", nullptr};
+  os::Spawn s{.path = "/bin/sh",
+              .argv = const_cast<char* const*>(argv),
+              .envp = const_cast<char* const*>(envp),
+              .in = null,
+              .out = out.w,
+              .err = err.w,
+              .cwd = tmp,
+              .ruleset = -1,
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
+  os::Spawned child;
+  ASSERT_FALSE(os::spawn(s, child));
+  EXPECT_EQ(out.drain(), "sh|bar baz|/tmp");
+  EXPECT_EQ(err.drain(), "e\n");
+  int status = 0;
+  waitpid(child.pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (child.pidfd >= 0) close(child.pidfd);
+  close(null);
+  close(tmp);
+}
+
+TEST(OsProcess, SpawnReportsExecFailures) {
+  Pipe out;
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char* argv[] = {"x", nullptr};
+  const char* envp[] = {nullptr};
+  os::Spawn s{.path = "/nonexistent/program",
+              .argv = const_cast<char* const*>(argv),
+              .envp = const_cast<char* const*>(envp),
+              .in = null,
+              .out = out.w,
+              .err = out.w,
+              .cwd = tmp,
+              .ruleset = -1,
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
+  os::Spawned child;
+  auto e = os::spawn(s, child);
+  ASSERT_TRUE(e);
+  EXPECT_STREQ(e->stage, "exec");
+  EXPECT_EQ(e->err, ENOENT);
+  close(null);
+  close(tmp);
+}
+
+TEST(OsProcess, SpawnedChildHasNoCapabilitiesAndOwnSession) {
+  Pipe out;
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char* argv[] = {"sh", "-c",
+                        "grep -E '^(CapEff|CapBnd)' /proc/self/status; ps -o sid= -p $$", nullptr};
+  const char* envp[] = {"PATH=/usr/bin:/bin", nullptr};
+  os::Spawn s{.path = "/bin/sh",
+              .argv = const_cast<char* const*>(argv),
+              .envp = const_cast<char* const*>(envp),
+              .in = null,
+              .out = out.w,
+              .err = out.w,
+              .cwd = tmp,
+              .ruleset = -1,
+              .join = {},
+              .drop_capabilities = true,
+              .nproc = 0,
+              .filter = {}};
+  os::Spawned child;
+  ASSERT_FALSE(os::spawn(s, child));
+  std::string text = out.drain();
+  waitpid(child.pid, nullptr, 0);
+  EXPECT_NE(text.find("CapEff:\t0000000000000000"), std::string::npos) << text;
+  EXPECT_NE(text.find("CapBnd:\t0000000000000000"), std::string::npos) << text;
+  EXPECT_EQ(std::stol(text.substr(text.rfind('\n', text.size() - 2) + 1)), child.pid) << text;
+  close(null);
+  close(tmp);
+}
+
+// The program's Landlock ruleset alone (no seccomp): writes beneath the granted directory
+// only, and TCP connect refused by Landlock itself where the ABI has network rules.
+TEST(OsProcess, ProgramRulesetConfinesWritesAndTcp) {
+  if (os::landlock_abi() <= 0) GTEST_SKIP() << "no Landlock";
+  char tmpl[] = "/tmp/tack-process-XXXXXX";
+  std::string top = mkdtemp(tmpl);
+  std::string inside = top + "/in", outside = top + "/out";
+  mkdir(inside.c_str(), 0700);
+  mkdir(outside.c_str(), 0700);
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof sa;
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&sa), &len);
+  int code = in_helper([&] {
+    int in = open(inside.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fds[] = {in};
+    os::ProgramRuleset rs = os::program_ruleset(fds);
+    if (rs.fd < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(__NR_landlock_restrict_self, rs.fd, 0) != 0)
+      return 10;
+    if (open((inside + "/f").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600) < 0) return 11;
+    if (open((outside + "/f").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600) >= 0 ||
+        errno != EACCES)
+      return 12;
+    if (open("/etc/hostname", O_RDONLY | O_CLOEXEC) < 0 && errno == EACCES)
+      return 13;  // reads stay
+    if (rs.tcp) {
+      int s = socket(AF_INET, SOCK_STREAM, 0);
+      if (connect(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 || errno != EACCES)
+        return 14;
+    }
+    if (rs.scoped && kill(getppid(), 0) == 0) return 15;  // outside its domain: refused
+    return 0;
+  });
+  close(listener);
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(os::remove_tree(top));
+}
+
+TEST(OsProcess, RemoveTreeTakesDeepAndUnreadableTrees) {
+  auto dir = os::make_private_dir("/tmp");
+  ASSERT_TRUE(dir);
+  struct stat st {};
+  ASSERT_EQ(stat(dir->c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  int fd = open(dir->c_str(), O_RDONLY | O_DIRECTORY);
+  for (int i = 0; i < 3000; ++i) {  // deeper than a process has descriptors
+    ASSERT_EQ(mkdirat(fd, "d", 0700), 0);
+    int next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+    close(fd);
+    fd = next;
+  }
+  close(openat(fd, "file", O_WRONLY | O_CREAT, 0600));
+  ASSERT_EQ(symlinkat("/etc", fd, "link"), 0);
+  close(fd);
+  std::string locked = *dir + "/locked";
+  mkdir(locked.c_str(), 0700);
+  close(open((locked + "/x").c_str(), O_WRONLY | O_CREAT, 0600));
+  chmod(locked.c_str(), 0);
+  EXPECT_TRUE(os::remove_tree(*dir));
+  EXPECT_NE(access(dir->c_str(), F_OK), 0);
+  EXPECT_EQ(access("/etc/hostname", F_OK) == 0 || errno == ENOENT,
+            true);  // the link's target stays
+}
+
+TEST(OsProcess, CgroupLimitsProcessesWhereOneCanBeMade) {
+  if (os::Cgroup::parents().empty()) GTEST_SKIP() << "no writable cgroup here";
+  os::Cgroup cg;
+  cg.make(5);
+  ASSERT_FALSE(cg.join_fds().empty());
+  if (!cg.pids_max()) GTEST_SKIP() << "no pids controller";
+  auto fds = cg.join_fds();
+  int code = in_helper([&] {
+    for (int fd : fds)
+      if (write(fd, "0", 1) != 1) return 10;
+    int made = 0;
+    for (int i = 0; i < 20; ++i) {
+      pid_t p = fork();
+      if (p == 0) sleep_forever();
+      if (p > 0) ++made;
+    }
+    os::end_descendants(10ms);
+    return made;
+  });
+  EXPECT_EQ(code, 4);  // the helper itself is the fifth
+}
+
+TEST(OsProcess, SignalNames) {
+  EXPECT_EQ(os::signal_name(SIGKILL), "SIGKILL");
+  EXPECT_EQ(os::signal_name(SIGSEGV), "SIGSEGV");
+  EXPECT_EQ(os::signal_name(SIGRTMIN + 1).rfind("SIG", 0), 0u);
+}
+
+}  // namespace
