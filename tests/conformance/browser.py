@@ -31,6 +31,8 @@ class BrowserError(Exception):
 
 class Browser:
     def __init__(self, width: int, height: int = 900, timeout: float = 20.0):
+        if not os.access(CHROMIUM, os.X_OK):
+            raise BrowserError(f"{CHROMIUM} is not installed (make deps installs Debian's chromium)")
         self.timeout = timeout
         self.profile = tempfile.mkdtemp(prefix="tack-chromium-")
         to_child_r, self._to_child = os.pipe()
