@@ -3,9 +3,9 @@ BUILD ?= build
 PY := /usr/bin/python3
 DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
-        strace jq hyperfine
+        strace jq hyperfine chromium
 
-.PHONY: build run test deps unit conformance mcp bench schemas clean
+.PHONY: build run test deps unit conformance mcp bench schemas site clean
 
 build:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -42,6 +42,10 @@ test: deps
 
 schemas: build
 	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) tests/conformance/schemas.py --write
+
+# The reference pages: one static page per tool from its introspect, an index, one stylesheet.
+site: build
+	@$(PY) gen/site.py --bin $(BUILD)/bin --out $(BUILD)/site
 
 bench: deps build
 	@bash bench/run.sh $(BUILD)/bin
