@@ -22,6 +22,7 @@
 #include "os/link_target.h"
 #include "os/open.h"
 #include "text/pointer.h"
+#include "tools/jsonq.schema.h"
 
 namespace {
 
@@ -86,32 +87,6 @@ constexpr contract::Rule kRules[] = {
     {"query.unsupported-syntax", Repairable::Sometimes, "a jq filter where a pointer is wanted"},
 };
 
-constexpr std::string_view kData =
-    R"({"type":"object","required":["pointer","kind"],"additionalProperties":false,)"
-    R"("maxProperties":8,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
-    R"("description":"present when the path, opened as given without --root, ran through a )"
-    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
-    R"("kind":{"enum":["null","boolean","integer","float","string","array","object",null]},)"
-    R"("offset":{"type":"integer","minimum":0,"description":"the byte offset in the input )"
-    R"(where the value starts, a BOM counted"},)"
-    R"("line":{"type":"integer","minimum":1,"description":"the 1-based line where it starts; )"
-    R"(lines end at \n"},"column":{"type":"integer","minimum":1,"description":"the 1-based )"
-    R"(byte column where it starts"},)"
-    R"("value":{"description":"the value as the document wrote it: scalars byte for byte, )"
-    R"(arrays and objects without whitespace outside strings"},)"
-    R"("keys":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}},)"
-    R"("length":{"type":"integer","minimum":0},"exists":{"type":"boolean"},)"
-    R"("repeated":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("description":"with --keys or --length: the keys the object writes more than once"}},)"
-    R"("allOf":[{"if":{"properties":{"kind":{"const":null}}},)"
-    R"("then":{"required":["exists"],"properties":{"exists":{"const":false}}}},)"
-    R"({"if":{"required":["exists"],"properties":{"exists":{"const":false}}},)"
-    R"("then":{"properties":{"kind":{"const":null}}}},)"
-    R"({"if":{"properties":{"kind":{"type":"string"}}},)"
-    R"("then":{"required":["offset","line","column"]},)"
-    R"("else":{"properties":{"offset":false,"line":false,"column":false}}}]})";
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -136,7 +111,7 @@ const contract::Tool kTool{
              "[--max-bytes N] [--format json|text] [FILE | -]",
     .output = contract::Output::Document,
     .schema = "jsonq.v1",
-    .data_schema = kData,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,

@@ -20,6 +20,7 @@
 #include "text/line_record.h"
 #include "text/regex.h"
 #include "text/scan.h"
+#include "tools/seek.schema.h"
 
 namespace {
 
@@ -176,50 +177,6 @@ constexpr contract::Rule kRules[] = {
      "which -e)"},
 };
 
-constexpr std::string_view kTob = R"({"$ref":"#/$defs/text_or_bytes"})";
-// -e: per match, the patterns that matched; with -c, per file and in all, each one's count.
-constexpr std::string_view kIndices =
-    R"({"type":"array","minItems":1,"items":{"type":"integer","minimum":0}})";
-const std::string kDataSchema =
-    std::string(
-        R"({"type":"object","required":["type","path","line","offset","spans","text"],"additionalProperties":false,"properties":{)"
-        R"("type":{"const":"match"},"path":)") +
-    std::string(kTob) +
-    R"(,"line":{"type":"integer","minimum":1},)"
-    R"("offset":{"type":"integer","minimum":0},"spans":{"type":"array","minItems":1,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"integer","minimum":0}}},)"
-    R"("text":)" +
-    std::string(kTob) + R"(,"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"},"patterns":)" +
-    std::string(kIndices) +
-    R"(}},)"
-    R"({"type":"object","required":["type","path","line","offset","text"],"additionalProperties":false,"properties":{)"
-    R"("type":{"const":"context"},"path":)" +
-    std::string(kTob) +
-    R"(,"line":{"type":"integer","minimum":1},)"
-    R"("offset":{"type":"integer","minimum":0},"text":{"oneOf":[)" +
-    std::string(kTob) +
-    R"(,{"type":"null"}]},)"
-    R"("length":{"type":"integer","minimum":0}}},)"
-    R"({"type":"object","required":["type","path","matches","bytes","binary"],"additionalProperties":false,"properties":{)"
-    R"("type":{"const":"file"},"path":)" +
-    std::string(kTob) +
-    R"(,"matches":{"oneOf":[{"type":"integer","minimum":1},{"type":"null"}]},)"
-    R"("pattern_counts":)" +
-    std::string(kIndices) +
-    R"(,)"
-    R"("bytes":{"type":"integer","minimum":0},"binary":{"type":"boolean"}}})";
-
-const std::string kEndSchema =
-    R"("files":{"type":"integer","minimum":0},)"
-    R"("matches":{"oneOf":[{"type":"integer","minimum":0},{"type":"null"}]},)"
-    R"("pattern_counts":)" +
-    std::string(kIndices) +
-    R"(,)"
-    R"("errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
-    R"("ignored":{"type":"integer","minimum":0},"glob":{"type":"integer","minimum":0},)"
-    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
-    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
-
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -248,8 +205,8 @@ const contract::Tool kTool{
         "(PATTERN | -e PATTERN...) [PATH...]",
     .output = contract::Output::Stream,
     .schema = "seek.v1",
-    .data_schema = kDataSchema,
-    .end_schema = kEndSchema,
+    .data_schema = tool_schema::kRecords,
+    .end_schema = tool_schema::kEnd,
     .text = render_text,
     .rules = kRules,
     .key_flags = "regex count files-with-matches pattern",

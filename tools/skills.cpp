@@ -20,6 +20,7 @@
 #include "contract/main.h"
 #include "os/open.h"
 #include "os/walk.h"
+#include "tools/skills.schema.h"
 
 namespace {
 
@@ -57,36 +58,6 @@ constexpr contract::Rule kRules[] = {
      "--show NAME names several skills; the repair offers each one's directory"},
 };
 
-constexpr std::string_view kSkipped =
-    R"({"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
-    R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
-    R"("glob":{"type":"integer","minimum":0},)"
-    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
-    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
-
-constexpr std::string_view kData =
-    R"({"oneOf":[{"type":"object","required":["skills","invalid","duplicates","skipped"],"additionalProperties":false,)"
-    R"("properties":{"skills":{"type":"array","items":{"type":"object","required":["name","description","path"],)"
-    R"("additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$","maxLength":64},)"
-    R"("description":{"type":"string","minLength":1},"path":{"$ref":"#/$defs/text_or_bytes"}}}},)"
-    R"("invalid":{"type":"array","items":{"type":"object","required":["path","cause"],"additionalProperties":false,)"
-    R"("properties":{"path":{"$ref":"#/$defs/text_or_bytes"},"cause":{"type":"string"}}}},)"
-    R"("duplicates":{"type":"array","items":{"type":"object","required":["name","paths"],"additionalProperties":false,)"
-    R"("properties":{"name":{"type":"string"},"paths":{"type":"array","minItems":2,"items":{"$ref":"#/$defs/text_or_bytes"}}}}},)"
-    R"("skipped":SKIPPED}},)"
-    R"({"type":"object","required":["name","description","path","body"],"additionalProperties":false,)"
-    R"("properties":{"name":{"type":"string"},"description":{"type":"string"},"path":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("body":{"$ref":"#/$defs/text_or_bytes"}}}]})";
-
-struct Schema {
-  std::string text;
-  Schema() {
-    text = std::string(kData);
-    text.replace(text.find("SKIPPED"), 7, kSkipped);
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -107,7 +78,7 @@ const contract::Tool kTool{
     .usage = "skills [--root DIR] [--show NAME] [--format json|text] [DIR...]",
     .output = contract::Output::Document,
     .schema = "skills.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .text = render_text,
     .rules = kRules,
     .key_flags = "show",

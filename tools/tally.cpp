@@ -23,6 +23,7 @@
 #include "text/eol.h"
 #include "text/regex.h"
 #include "text/search.h"
+#include "tools/tally.schema.h"
 
 namespace {
 
@@ -100,19 +101,6 @@ constexpr contract::Rule kRules[] = {
      "a --regex pattern RE2 does not accept, or a --match pattern holding a newline"},
 };
 
-constexpr std::string_view kData =
-    R"({"type":"object","required":["total","distinct","skipped","top","truncated"],)"
-    R"("additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},)"
-    R"("distinct":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},)"
-    R"("top":{"type":"array","items":{"type":"object","required":["key","count"],)"
-    R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"},)"
-    R"("unmatched":{"type":"integer","minimum":0},)"
-    R"("links":{"type":"array","description":"the files that, opened as given without --root, )"
-    R"(ran through a symbolic link, and where each led","items":{"type":"object",)"
-    R"("required":["path","target"],"additionalProperties":false,"properties":{)"
-    R"("path":{"$ref":"#/$defs/text_or_bytes"},"target":{"$ref":"#/$defs/text_or_bytes"}}}}}})";
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -138,7 +126,7 @@ const contract::Tool kTool{
              "[FILE...]",
     .output = contract::Output::Document,
     .schema = "tally.v1",
-    .data_schema = kData,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
