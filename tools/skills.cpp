@@ -121,7 +121,8 @@ std::optional<std::string> validate(const text::FrontMatter& f, std::string_view
   if (!dir_name.empty() && n != dir_name)
     return "name '" + n + "' differs from its directory's name '" + std::string(dir_name) + "'";
   auto d = f.values.find("description");
-  if (d == f.values.end() || text::trim_blanks(d->second).empty()) return "the front matter has no 'description'";
+  if (d == f.values.end() || text::trim_blanks(d->second).empty())
+    return "the front matter has no 'description'";
   if (code_points(d->second) > 1024)
     return "description is " + std::to_string(code_points(d->second)) +
            " characters; at most 1024";
