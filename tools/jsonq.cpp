@@ -6,8 +6,6 @@
 // broken document is refused whole, with the line and column where it stops being JSON; a miss
 // names the longest prefix that resolved, and the escaped pointer when a key holds '/' or '~'.
 // simdjson On-Demand reads it all; --max-bytes bounds memory.
-#include <poll.h>
-#include <sys/mman.h>
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 #include "contract/main.h"
 #include "os/link_target.h"
 #include "os/open.h"
+#include "os/read_whole.h"
 #include "text/pointer.h"
 #include "tools/jsonq.schema.h"
 
@@ -39,7 +38,6 @@ struct Args {
 
 constexpr uint64_t kCeiling = uint64_t{1} << 30;  // 1 GiB: simdjson's index is 32-bit anyway
 constexpr size_t kMaxDepth = 1024;                // simdjson's default depth, and jq's is 256
-constexpr size_t kChunk = 64 * 1024;
 
 using contract::Kind;
 constexpr contract::Flag<Args> kFlags[] = {
@@ -170,36 +168,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The document and the padding simdjson reads past its end: zeroed anonymous memory, grown by
-// mremap without a copy, on huge pages where offered (64 MiB: 32 page faults, not 16,384).
-struct Buffer {
-  static constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
-  char* p = nullptr;
-  size_t size = 0, cap = 0;
-  ~Buffer() { if (p) munmap(p, cap + kPad); }
-  bool reserve(size_t n) {
-    const int anon = MAP_PRIVATE | MAP_ANONYMOUS;
-    void* q = p ? mremap(p, cap + kPad, n + kPad, MREMAP_MAYMOVE)
-                : mmap(nullptr, n + kPad, PROT_READ | PROT_WRITE, anon, -1, 0);
-    if (q == MAP_FAILED) return false;
-    p = static_cast<char*>(q), cap = n;
-    madvise(p, cap + kPad, MADV_HUGEPAGE);  // advice only: its failure changes nothing
-    return true;
-  }
-};
-
-// read(2) that waits out a non-blocking descriptor (an inherited O_NONBLOCK stdin) and EINTR.
-ssize_t read_some(int fd, char* buf, size_t len) {
-  while (true) {
-    ssize_t n = ::read(fd, buf, len);
-    if (n >= 0) return n;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN) return -errno;
-    pollfd p{fd, POLLIN, 0};
-    poll(&p, 1, -1);
-  }
-}
-
 // Past --max-bytes (size known, or past the ceiling), or past what memory allows (oom).
 contract::Error too_large(const Args& a, const contract::Context& ctx, std::string_view shown,
                           std::optional<uint64_t> size, bool oom = false) {
@@ -223,34 +191,22 @@ contract::Error too_large(const Args& a, const contract::Context& ctx, std::stri
   return e;
 }
 
-// Reads all of fd, at most max_bytes of it; past that, counts the rest (up to the ceiling) so
-// the error can name the size that would do.
+// All of fd, at most --max-bytes of it, or the error that says why not.
 std::optional<contract::Error> read_all(int fd, const struct stat* st, const Args& a,
                                         const contract::Context& ctx, std::string_view shown,
-                                        Buffer& buf) {
-  const uint64_t max = a.max_bytes;
-  const bool regular = st && S_ISREG(st->st_mode);
-  if (regular && static_cast<uint64_t>(st->st_size) > max)
-    return too_large(a, ctx, shown, static_cast<uint64_t>(st->st_size));
-  // A regular file is read into one buffer of its size; a stream grows by doubling.
-  uint64_t want = std::min<uint64_t>(regular ? st->st_size + uint64_t{1} : kChunk, max + 1);
-  while (buf.size <= max) {
-    if (buf.size == buf.cap && !buf.reserve(want)) return too_large(a, ctx, shown, want, true);
-    want = std::min<uint64_t>(std::max(buf.cap * 2, kChunk), max + 1);
-    ssize_t n = read_some(fd, buf.p + buf.size, buf.cap - buf.size);
-    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
-    if (n == 0) return std::nullopt;  // what follows the document is still zero
-    buf.size += static_cast<size_t>(n);
+                                        os::PaddedBuffer& buf) {
+  const os::WholeRead r = os::read_whole(fd, st, a.max_bytes, kCeiling, buf);
+  switch (r.kind) {
+    case os::WholeRead::Kind::Done:
+      return std::nullopt;
+    case os::WholeRead::Kind::Failed:
+      return os::errno_error(r.error, shown, "read");
+    case os::WholeRead::Kind::TooLarge:
+      return too_large(a, ctx, shown, r.size);
+    case os::WholeRead::Kind::NoMemory:
+      break;
   }
-  uint64_t total = buf.size;
-  char scratch[kChunk];
-  while (total <= kCeiling) {
-    ssize_t n = read_some(fd, scratch, sizeof scratch);
-    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
-    if (n == 0) return too_large(a, ctx, shown, total);
-    total += static_cast<uint64_t>(n);
-  }
-  return too_large(a, ctx, shown, std::nullopt);
+  return too_large(a, ctx, shown, r.size, true);
 }
 
 // The whole document, checked. On-Demand checks structure as it iterates and simdjson's first
@@ -654,7 +610,7 @@ void respell(Query& q, od::document& d, const contract::Context& ctx) {
 Json run(const Args& a, contract::Context& ctx) {
   const bool stdin_doc = from_stdin(a, ctx);
   const std::string shown = stdin_doc ? "-" : *a.file;
-  Buffer buf;
+  os::PaddedBuffer buf(simdjson::SIMDJSON_PADDING);
   std::optional<contract::Error> failed;
   std::optional<std::string> link;  // without --root: where a link on the path led
   struct stat st {};
@@ -678,7 +634,7 @@ Json run(const Args& a, contract::Context& ctx) {
   auto parser = std::make_unique<od::parser>();
   od::document d;
   auto started = parser->iterate(doc.data() + bom, doc.size() - bom,
-                                 buf.cap + Buffer::kPad - bom);
+                                 buf.cap + buf.pad - bom);
   if (started.error() == simdjson::MEMALLOC) {
     ctx.error(too_large(a, ctx, shown, doc.size(), true));
     return nullptr;
@@ -709,7 +665,8 @@ Json run(const Args& a, contract::Context& ctx) {
   const std::string_view raw = q.raw_out;
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;
-  Buffer compact;  // fresh pages, not a zero-filled string: this copy can be the whole input
+  // Fresh pages, not a zero-filled string: this copy can be the whole input.
+  os::PaddedBuffer compact(simdjson::SIMDJSON_PADDING);
   size_t len = 0;
   try {
     if (!compact.reserve(raw.size())) throw std::bad_alloc();
