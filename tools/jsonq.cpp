@@ -583,7 +583,8 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.error(too_large(a, ctx, shown, doc.size(), true));
     return nullptr;
   }
-  bool valid = !started.error() && !std::move(started).get(d) && text::check_json_document(d, doc, kMaxDepth);
+  bool valid = !started.error() && !std::move(started).get(d) &&
+               text::check_json_document(d, doc, kMaxDepth);
   if (!valid) {
     auto e = text::find_json_error(doc, kMaxDepth);
     // simdjson and the locator agree on every input the tests have found; should they ever

@@ -366,24 +366,6 @@ struct Search {
 // Bytes shown either side of an occurrence in a long line: peek --bytes reads that window.
 constexpr uint64_t kWindowSide = 256;
 
-// The bytes around the first occurrence in a long line: within its line, and not cutting a
-// UTF-8 character at either edge (a continuation byte is stepped over), so that peek shows
-// text rather than base64 where the line is UTF-8.
-std::pair<uint64_t, uint64_t> window_around(const text::ScanResult& r, uint64_t needle,
-                                            const text::ReadAt& read) {
-  const uint64_t first = r.long_offsets.front();
-  uint64_t from = std::max(r.first_long_start, first > kWindowSide ? first - kWindowSide : 0);
-  uint64_t to = std::min(r.first_long_end, first + needle + kWindowSide);
-  auto continuation = [&](uint64_t off) {
-    char c = 0;
-    return read(&c, 1, off) == 1 && (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-  };
-  for (int i = 0; i < 3 && from < first && continuation(from); ++i) ++from;
-  for (int i = 0; i < 3 && to > first + needle && to < r.first_long_end && continuation(to); ++i)
-    --to;
-  return {from, to};
-}
-
 contract::Error long_line_error(const Args& a, const std::string& path, const text::ScanResult& r,
                                 const text::ReadAt& read) {
   Json lines = Json::array();
@@ -407,7 +389,7 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
                "must contain occurs, and long lines without it cannot match");
     detail.set("candidates", std::move(offsets));
     detail.set("candidate_count", r.long_occurrences);
-    const auto [from, to] = window_around(r, 0, read);
+    const auto [from, to] = text::window_around(r, 0, kWindowSide, read);
     detail.set("window", Json::object({{"from", from}, {"to", to}}));
     where = " A match can only be near where the literal every match contains occurs, " +
             std::to_string(r.long_occurrences) + " time(s), first at byte " +
@@ -415,7 +397,7 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
   } else if (r.long_located && !r.long_offsets.empty()) {
     detail.set("offsets", std::move(offsets));
     detail.set("occurrences", r.long_occurrences);
-    const auto [from, to] = window_around(r, a.pattern.size(), read);
+    const auto [from, to] = text::window_around(r, a.pattern.size(), kWindowSide, read);
     detail.set("window", Json::object({{"from", from}, {"to", to}}));
     where = " The pattern occurs " + std::to_string(r.long_occurrences) +
             " time(s) in them, first at byte " + std::to_string(r.long_offsets.front()) + ".";
