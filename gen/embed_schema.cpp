@@ -6,7 +6,8 @@
 // tool's has "records" (an array of its own record types' schemas) and "end" (its own end-record
 // properties). "defs" may hold pieces used more than once. A {"$ref": R} is inlined when R is
 // "#/defs/NAME" (a piece of the same file) or "PATH#/POINTER" or "PATH" (a piece of another
-// schema file, PATH relative to the file that refers to it). Every other $ref is kept as written:
+// schema file, PATH relative to the file that refers to it); beside other members it stands for
+// the target object's members, followed by those. Every other $ref is kept as written:
 // "#/$defs/…" names what the contract adds to every output schema (text_or_bytes, error, ...).
 #include <cctype>
 #include <cstdio>
@@ -175,14 +176,31 @@ class Embedder {
   // `v` minified, with every inlined $ref replaced by what it points to.
   void write(const Value& v, const std::string& file, std::string& out, int depth = 0) {
     if (depth > 32) fail(file, "$ref nested too deep (a cycle?)");
-    if (v.kind == Value::Object && v.members.size() == 1 && v.members[0].first == "\"$ref\"" &&
-        v.members[0].second.kind == Value::Scalar) {
-      std::string ref = v.members[0].second.raw;
+    const Value* ref_value = v.kind == Value::Object ? v.get("\"$ref\"") : nullptr;
+    if (ref_value && ref_value->kind == Value::Scalar) {
+      std::string ref = ref_value->raw;
       if (ref.size() < 2 || ref.front() != '"') fail(file, "$ref is not a string");
       ref = ref.substr(1, ref.size() - 2);
       if (ref.rfind("#/defs/", 0) == 0 || ref.rfind("#", 0) != 0) {
         auto [target, target_file] = resolve(ref, file);
-        write(*target, target_file, out, depth + 1);
+        if (v.members.size() == 1) return write(*target, target_file, out, depth + 1);
+        // Beside other members: the target's members, then those (a set of properties shared
+        // by two objects, one of which adds some).
+        if (target->kind != Value::Object) fail(file, "$ref " + ref + " with members is no object");
+        std::string merged;
+        write(*target, target_file, merged, depth + 1);
+        out += merged.substr(0, merged.size() - 1);  // without its '}'
+        bool first = target->members.empty();
+        for (auto& [key, member] : v.members) {
+          if (&member == ref_value) continue;
+          if (target->get(key)) fail(file, "the key " + key + " is also in $ref " + ref);
+          if (!first) out += ',';
+          first = false;
+          out += key;
+          out += ':';
+          write(member, file, out, depth);
+        }
+        out += '}';
         return;
       }
     }

@@ -32,9 +32,10 @@ def load(path: pathlib.Path):
 
 
 def expand(value, path: pathlib.Path, depth=0):
-    """The file's value as embed_schema writes it: "#/defs/…" and other files' refs inlined."""
+    """The file's value as embed_schema writes it: "#/defs/…" and other files' refs inlined,
+    and beside other members a ref's object members first, then those."""
     assert depth < 32, f"{path}: $ref nested too deep"
-    if isinstance(value, dict) and list(value) == ["$ref"]:
+    if isinstance(value, dict) and isinstance(value.get("$ref"), str):
         ref = value["$ref"]
         if ref.startswith("#/defs/") or not ref.startswith("#"):
             file, _, pointer = ref.partition("#")
@@ -42,7 +43,12 @@ def expand(value, path: pathlib.Path, depth=0):
             target = load(target_path)
             for token in filter(None, pointer.split("/")):
                 target = target[int(token)] if isinstance(target, list) else target[token]
-            return expand(target, target_path, depth + 1)
+            target = expand(target, target_path, depth + 1)
+            if len(value) == 1:
+                return target
+            rest = {k: expand(v, path, depth) for k, v in value.items() if k != "$ref"}
+            assert isinstance(target, dict) and not set(rest) & set(target), f"{path}: {ref}"
+            return {**target, **rest}
     if isinstance(value, dict):
         return {k: expand(v, path, depth) for k, v in value.items()}
     if isinstance(value, list):
