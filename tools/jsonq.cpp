@@ -577,8 +577,7 @@ Json run(const Args& a, contract::Context& ctx) {
   const size_t bom = text::bom_length(doc);
   auto parser = std::make_unique<od::parser>();
   od::document d;
-  auto started = parser->iterate(doc.data() + bom, doc.size() - bom,
-                                 buf.cap + buf.pad - bom);
+  auto started = parser->iterate(doc.data() + bom, doc.size() - bom, buf.cap + buf.pad - bom);
   if (started.error() == simdjson::MEMALLOC) {
     ctx.error(too_large(a, ctx, shown, doc.size(), true));
     return nullptr;
