@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <memory>
 #include <variant>
@@ -23,6 +22,7 @@
 #include "os/open.h"
 #include "os/path.h"
 #include "runner/main.h"
+#include "tools/digest.schema.h"
 
 namespace {
 
@@ -71,55 +71,10 @@ constexpr contract::Rule kRules[] = {
     {"precondition.no-match", Repairable::Never, "the --check list holds no checksum line"},
 };
 
-// The hex is lowercase and as long as its algo's digest (64 or 128 digits).
-constexpr std::string_view kRecord =
-    R"({"type":"object","required":["type","path","algo","hex","bytes"],)"
-    R"("additionalProperties":false,"properties":{"type":{"const":"digest"},)"
-    R"("path":{"$ref":"#/$defs/text_or_bytes"},"algo":{"enum":["sha256","sha512"]},)"
-    R"("hex":{"type":"string"},"bytes":{"type":"integer","minimum":0},)"
-    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
-    R"("description":"present when the path, opened as given without --root, ran through a )"
-    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}}},)"
-    R"("oneOf":[{"properties":{"algo":{"const":"sha256"},"hex":{"pattern":"^[0-9a-f]{64}$"}}},)"
-    R"({"properties":{"algo":{"const":"sha512"},"hex":{"pattern":"^[0-9a-f]{128}$"}}}]})";
-
-// --check: one record per entry of the list. `actual` and `bytes` are null when the file could
-// not be read (verdict "error"); `expected` is the list's hash in lowercase.
-constexpr std::string_view kCheckRecord =
-    R"({"type":"object","required":["type","line","path","algo","expected","actual","bytes",)"
-    R"("verdict"],"additionalProperties":false,"properties":{"type":{"const":"check"},)"
-    R"("line":{"type":"integer","minimum":1},"path":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("algo":{"enum":["sha256","sha512"]},"expected":{"type":"string"},)"
-    R"("actual":{"type":["string","null"]},"bytes":{"type":["integer","null"],"minimum":0},)"
-    R"("verdict":{"enum":["ok","mismatch","error"]}},)"
-    R"("allOf":[{"oneOf":[{"properties":{"algo":{"const":"sha256"},)"
-    R"("expected":{"pattern":"^[0-9a-f]{64}$"},"actual":{"pattern":"^[0-9a-f]{64}$"}}},)"
-    R"({"properties":{"algo":{"const":"sha512"},"expected":{"pattern":"^[0-9a-f]{128}$"},)"
-    R"("actual":{"pattern":"^[0-9a-f]{128}$"}}}]},)"
-    R"({"if":{"properties":{"verdict":{"const":"error"}}},)"
-    R"("then":{"properties":{"actual":{"type":"null"},"bytes":{"type":"null"}}},)"
-    R"("else":{"properties":{"actual":{"type":"string"},"bytes":{"type":"integer"}}}}]})";
-
-// files: files hashed; with --check also the entries by verdict, the malformed lines, and the
-// first kFailedNamed paths whose verdict was not ok.
-constexpr std::string_view kEnd =
-    R"("files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},)"
-    R"("errors":{"type":"integer","minimum":0},"entries":{"type":"integer","minimum":0},)"
-    R"("passed":{"type":"integer","minimum":0},"mismatched":{"type":"integer","minimum":0},)"
-    R"("unreadable":{"type":"integer","minimum":0},"malformed":{"type":"integer","minimum":0},)"
-    R"("failed":{"type":"array","maxItems":100,"items":{"$ref":"#/$defs/text_or_bytes"}})";
-
+// digest.schema.json: a hex is lowercase and as long as its algo's digest; a check record's
+// actual and bytes are null when the file could not be read; failed names the first
+// kFailedNamed paths whose verdict was not ok.
 constexpr size_t kFailedNamed = 100;
-
-// The data schemas of both record types, as the Tool wants them: comma-separated.
-constexpr auto kRecords = [] {
-  std::array<char, kRecord.size() + 1 + kCheckRecord.size()> a{};
-  size_t i = 0;
-  for (char c : kRecord) a[i++] = c;
-  a[i++] = ',';
-  for (char c : kCheckRecord) a[i++] = c;
-  return a;
-}();
 
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
@@ -144,8 +99,8 @@ const contract::Tool kTool{
              "(PATH... | --check SUMSFILE)",
     .output = contract::Output::Stream,
     .schema = "digest.v1",
-    .data_schema = std::string_view(kRecords.data(), kRecords.size()),
-    .end_schema = kEnd,
+    .data_schema = tool_schema::kRecords,
+    .end_schema = tool_schema::kEnd,
     .text = render_text,
     .rules = kRules,
     .key_flags = "algo verify check",

@@ -22,6 +22,7 @@
 #include "text/edits.h"
 #include "text/eol.h"
 #include "text/witness.h"
+#include "tools/edit.schema.h"
 
 namespace {
 
@@ -83,22 +84,6 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
-
-struct Schema {
-  std::string text;
-  Schema() {
-    text = std::string(
-               R"({"type":"object","required":["path","changed","edits","before_sha256","after_sha256","diff","diff_truncated"],)"
-               R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
-               R"("changed":{"type":"boolean"},"edits":{"type":"integer","minimum":0},"before_sha256":)") +
-           std::string(kHex) + R"(,"after_sha256":)" + std::string(kHex) +
-           R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
-           R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"}}})";
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -119,7 +104,7 @@ const contract::Tool kTool{
              "[--max-bytes N] [--max-diff-lines N] [--format json|text] PATH",
     .output = contract::Output::Document,
     .schema = "edit.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, atomic, all_or_nothing, mode_preserved, no_litter, "

@@ -6,8 +6,6 @@
 // broken document is refused whole, with the line and column where it stops being JSON; a miss
 // names the longest prefix that resolved, and the escaped pointer when a key holds '/' or '~'.
 // simdjson On-Demand reads it all; --max-bytes bounds memory.
-#include <poll.h>
-#include <sys/mman.h>
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -20,8 +18,11 @@
 
 #include "os/link_target.h"
 #include "os/open.h"
+#include "os/read_whole.h"
 #include "runner/main.h"
+#include "text/json_check.h"
 #include "text/pointer.h"
+#include "tools/jsonq.schema.h"
 
 namespace {
 
@@ -38,7 +39,6 @@ struct Args {
 
 constexpr uint64_t kCeiling = uint64_t{1} << 30;  // 1 GiB: simdjson's index is 32-bit anyway
 constexpr size_t kMaxDepth = 1024;                // simdjson's default depth, and jq's is 256
-constexpr size_t kChunk = 64 * 1024;
 
 using contract::Kind;
 constexpr contract::Flag<Args> kFlags[] = {
@@ -86,32 +86,6 @@ constexpr contract::Rule kRules[] = {
     {"query.unsupported-syntax", Repairable::Sometimes, "a jq filter where a pointer is wanted"},
 };
 
-constexpr std::string_view kData =
-    R"({"type":"object","required":["pointer","kind"],"additionalProperties":false,)"
-    R"("maxProperties":8,"properties":{"pointer":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("link":{"type":"object","required":["target"],"additionalProperties":false,)"
-    R"("description":"present when the path, opened as given without --root, ran through a )"
-    R"(symbolic link: where it led","properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
-    R"("kind":{"enum":["null","boolean","integer","float","string","array","object",null]},)"
-    R"("offset":{"type":"integer","minimum":0,"description":"the byte offset in the input )"
-    R"(where the value starts, a BOM counted"},)"
-    R"("line":{"type":"integer","minimum":1,"description":"the 1-based line where it starts; )"
-    R"(lines end at \n"},"column":{"type":"integer","minimum":1,"description":"the 1-based )"
-    R"(byte column where it starts"},)"
-    R"("value":{"description":"the value as the document wrote it: scalars byte for byte, )"
-    R"(arrays and objects without whitespace outside strings"},)"
-    R"("keys":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}},)"
-    R"("length":{"type":"integer","minimum":0},"exists":{"type":"boolean"},)"
-    R"("repeated":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("description":"with --keys or --length: the keys the object writes more than once"}},)"
-    R"("allOf":[{"if":{"properties":{"kind":{"const":null}}},)"
-    R"("then":{"required":["exists"],"properties":{"exists":{"const":false}}}},)"
-    R"({"if":{"required":["exists"],"properties":{"exists":{"const":false}}},)"
-    R"("then":{"properties":{"kind":{"const":null}}}},)"
-    R"({"if":{"properties":{"kind":{"type":"string"}}},)"
-    R"("then":{"required":["offset","line","column"]},)"
-    R"("else":{"properties":{"offset":false,"line":false,"column":false}}}]})";
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -136,7 +110,7 @@ const contract::Tool kTool{
              "[--max-bytes N] [--format json|text] [FILE | -]",
     .output = contract::Output::Document,
     .schema = "jsonq.v1",
-    .data_schema = kData,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
@@ -195,36 +169,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The document and the padding simdjson reads past its end: zeroed anonymous memory, grown by
-// mremap without a copy, on huge pages where offered (64 MiB: 32 page faults, not 16,384).
-struct Buffer {
-  static constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
-  char* p = nullptr;
-  size_t size = 0, cap = 0;
-  ~Buffer() { if (p) munmap(p, cap + kPad); }
-  bool reserve(size_t n) {
-    const int anon = MAP_PRIVATE | MAP_ANONYMOUS;
-    void* q = p ? mremap(p, cap + kPad, n + kPad, MREMAP_MAYMOVE)
-                : mmap(nullptr, n + kPad, PROT_READ | PROT_WRITE, anon, -1, 0);
-    if (q == MAP_FAILED) return false;
-    p = static_cast<char*>(q), cap = n;
-    madvise(p, cap + kPad, MADV_HUGEPAGE);  // advice only: its failure changes nothing
-    return true;
-  }
-};
-
-// read(2) that waits out a non-blocking descriptor (an inherited O_NONBLOCK stdin) and EINTR.
-ssize_t read_some(int fd, char* buf, size_t len) {
-  while (true) {
-    ssize_t n = ::read(fd, buf, len);
-    if (n >= 0) return n;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN) return -errno;
-    pollfd p{fd, POLLIN, 0};
-    poll(&p, 1, -1);
-  }
-}
-
 // Past --max-bytes (size known, or past the ceiling), or past what memory allows (oom).
 contract::Error too_large(const Args& a, const contract::Context& ctx, std::string_view shown,
                           std::optional<uint64_t> size, bool oom = false) {
@@ -248,92 +192,23 @@ contract::Error too_large(const Args& a, const contract::Context& ctx, std::stri
   return e;
 }
 
-// Reads all of fd, at most max_bytes of it; past that, counts the rest (up to the ceiling) so
-// the error can name the size that would do.
+// All of fd, at most --max-bytes of it, or the error that says why not.
 std::optional<contract::Error> read_all(int fd, const struct stat* st, const Args& a,
                                         const contract::Context& ctx, std::string_view shown,
-                                        Buffer& buf) {
-  const uint64_t max = a.max_bytes;
-  const bool regular = st && S_ISREG(st->st_mode);
-  if (regular && static_cast<uint64_t>(st->st_size) > max)
-    return too_large(a, ctx, shown, static_cast<uint64_t>(st->st_size));
-  // A regular file is read into one buffer of its size; a stream grows by doubling.
-  uint64_t want = std::min<uint64_t>(regular ? st->st_size + uint64_t{1} : kChunk, max + 1);
-  while (buf.size <= max) {
-    if (buf.size == buf.cap && !buf.reserve(want)) return too_large(a, ctx, shown, want, true);
-    want = std::min<uint64_t>(std::max(buf.cap * 2, kChunk), max + 1);
-    ssize_t n = read_some(fd, buf.p + buf.size, buf.cap - buf.size);
-    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
-    if (n == 0) return std::nullopt;  // what follows the document is still zero
-    buf.size += static_cast<size_t>(n);
+                                        os::PaddedBuffer& buf) {
+  const os::WholeRead r = os::read_whole(fd, st, a.max_bytes, kCeiling, buf);
+  switch (r.kind) {
+    case os::WholeRead::Kind::Done:
+      return std::nullopt;
+    case os::WholeRead::Kind::Failed:
+      return os::errno_error(r.error, shown, "read");
+    case os::WholeRead::Kind::TooLarge:
+      return too_large(a, ctx, shown, r.size);
+    case os::WholeRead::Kind::NoMemory:
+      break;
   }
-  uint64_t total = buf.size;
-  char scratch[kChunk];
-  while (total <= kCeiling) {
-    ssize_t n = read_some(fd, scratch, sizeof scratch);
-    if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
-    if (n == 0) return too_large(a, ctx, shown, total);
-    total += static_cast<uint64_t>(n);
-  }
-  return too_large(a, ctx, shown, std::nullopt);
+  return too_large(a, ctx, shown, r.size, true);
 }
-
-// The whole document, checked. On-Demand checks structure as it iterates and simdjson's first
-// stage has checked UTF-8, control characters and unclosed strings; what On-Demand leaves to
-// whoever asks (number grammar, literals, escapes, depth, trailing content) is checked here
-// on the raw tokens. False at the first problem; text::find_json_error then says where.
-struct Checker {
-  std::string_view doc;
-
-  bool document(od::document& d) {
-    bool scalar_root = false;
-    std::string_view tok;
-    if (d.is_scalar().get(scalar_root)) return false;
-    if (scalar_root)  // and only spaces after it
-      return !d.raw_json_token().get(tok) && scalar(tok) && tok.end() == doc.end();
-    od::value root;
-    const char* where = nullptr;
-    if (d.get_value().get(root) || !value(root, 1)) return false;
-    return d.current_location().get(where) == simdjson::OUT_OF_BOUNDS;  // nothing after it
-  }
-
-  bool value(od::value v, size_t depth) {
-    od::json_type t;
-    if (v.type().get(t)) return false;
-    if (t != od::json_type::array && t != od::json_type::object) {
-      // A string is consumed: skipping one left unread takes `"":` for a key (simdjson's skip
-      // counts brackets and does not check them), which would let `[1, "":0 } ]` through.
-      std::string_view tok = v.raw_json_token();
-      od::raw_json_string unused;
-      return scalar(tok) && (t != od::json_type::string || !v.get_raw_json_string().get(unused));
-    }
-    od::array arr;
-    od::object obj;
-    if (depth > kMaxDepth) return false;
-    if (t == od::json_type::array) {
-      if (v.get_array().get(arr)) return false;
-      for (auto el : arr) {
-        od::value x;
-        if (std::move(el).get(x) || !value(x, depth + 1)) return false;
-      }
-      return true;
-    }
-    if (v.get_object().get(obj)) return false;
-    for (auto f : obj) {
-      od::field field;
-      if (std::move(f).get(field)) return false;
-      size_t at = static_cast<size_t>(field.key().raw() - doc.data());
-      if (!text::scan_json_string(doc, at, false).ok || !value(field.value(), depth + 1))
-        return false;
-    }
-    return true;
-  }
-
-  bool scalar(std::string_view tok) {
-    return text::json_scalar(doc, static_cast<size_t>(tok.data() - doc.data()),
-                             text::trim_json_space(tok).size());
-  }
-};
 
 contract::Error parse_error(std::string_view shown, std::string_view doc,
                             const text::JsonSyntaxError& e) {
@@ -679,7 +554,7 @@ void respell(Query& q, od::document& d, const contract::Context& ctx) {
 Json run(const Args& a, contract::Context& ctx) {
   const bool stdin_doc = from_stdin(a, ctx);
   const std::string shown = stdin_doc ? "-" : *a.file;
-  Buffer buf;
+  os::PaddedBuffer buf(simdjson::SIMDJSON_PADDING);
   std::optional<contract::Error> failed;
   std::optional<std::string> link;  // without --root: where a link on the path led
   struct stat st {};
@@ -702,13 +577,13 @@ Json run(const Args& a, contract::Context& ctx) {
   const size_t bom = text::bom_length(doc);
   auto parser = std::make_unique<od::parser>();
   od::document d;
-  auto started = parser->iterate(doc.data() + bom, doc.size() - bom,
-                                 buf.cap + Buffer::kPad - bom);
+  auto started = parser->iterate(doc.data() + bom, doc.size() - bom, buf.cap + buf.pad - bom);
   if (started.error() == simdjson::MEMALLOC) {
     ctx.error(too_large(a, ctx, shown, doc.size(), true));
     return nullptr;
   }
-  bool valid = !started.error() && !std::move(started).get(d) && Checker{doc}.document(d);
+  bool valid = !started.error() && !std::move(started).get(d) &&
+               text::check_json_document(d, doc, kMaxDepth);
   if (!valid) {
     auto e = text::find_json_error(doc, kMaxDepth);
     // simdjson and the locator agree on every input the tests have found; should they ever
@@ -734,7 +609,8 @@ Json run(const Args& a, contract::Context& ctx) {
   const std::string_view raw = q.raw_out;
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;
-  Buffer compact;  // fresh pages, not a zero-filled string: this copy can be the whole input
+  // Fresh pages, not a zero-filled string: this copy can be the whole input.
+  os::PaddedBuffer compact(simdjson::SIMDJSON_PADDING);
   size_t len = 0;
   try {
     if (!compact.reserve(raw.size())) throw std::bad_alloc();

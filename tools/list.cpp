@@ -18,6 +18,7 @@
 #include "os/walk.h"
 #include "runner/main.h"
 #include "text/fuzzy.h"
+#include "tools/list.schema.h"
 
 namespace {
 
@@ -80,22 +81,6 @@ constexpr contract::Rule kRules[] = {
                                                  "its rules were not applied"},
 };
 
-constexpr std::string_view kRecord =
-    R"({"type":"object","required":["type","path","kind","depth"],"additionalProperties":false,)"
-    R"("properties":{"type":{"const":"entry"},"path":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("kind":{"enum":["file","directory","link","other"]},"depth":{"type":"integer","minimum":1,"maximum":64},)"
-    R"("target":{"$ref":"#/$defs/text_or_bytes"},"size":{"type":"integer","minimum":0},)"
-    R"("mtime":{"type":"integer"},"score":{"type":"integer"}}})";
-
-constexpr std::string_view kEnd =
-    R"("entries":{"type":"integer","minimum":0},"errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
-    R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
-    R"("glob":{"type":"integer","minimum":0},)"
-    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
-    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}},)"
-    R"("matched":{"type":"integer","minimum":0})";
-
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -118,8 +103,8 @@ const contract::Tool kTool{
              "[--format ndjson|text] [DIR...]",
     .output = contract::Output::Stream,
     .schema = "list.v1",
-    .data_schema = kRecord,
-    .end_schema = kEnd,
+    .data_schema = tool_schema::kRecords,
+    .end_schema = tool_schema::kEnd,
     .text = render_text,
     .rules = kRules,
     .key_flags = "depth max-entries find",

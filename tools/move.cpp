@@ -27,6 +27,7 @@
 #include "os/place.h"
 #include "os/rename_noreplace.h"
 #include "runner/main.h"
+#include "tools/move.schema.h"
 
 namespace {
 
@@ -97,25 +98,6 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-// One move's answer; several removals answer {files: [one each, with written], counts}.
-const std::string kOneProps =
-    R"("from":{"$ref":"#/$defs/text_or_bytes"},"to":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("changed":{"type":"boolean"},"removed":{"type":"boolean"},)"
-    R"("tombstone":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}})";
-const std::string kSchema =
-    R"({"oneOf":[{"type":"object","required":["from","to","changed","removed"],"additionalProperties":false,)"
-    R"("properties":{)" +
-    kOneProps +
-    R"(}},)"
-    R"({"type":"object","required":["files","files_changed","files_written"],"additionalProperties":false,)"
-    R"("properties":{"files":{"type":"array","items":{"type":"object",)"
-    R"("required":["from","to","changed","removed","written"],"additionalProperties":false,)"
-    R"("properties":{)" +
-    kOneProps +
-    R"(,"written":{"type":"boolean"}}}},)"
-    R"("files_changed":{"type":"integer","minimum":0},"files_written":{"type":"integer","minimum":0}}}]})";
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -139,7 +121,7 @@ const contract::Tool kTool{
         "move --remove --if-sha256 HEX [--if-sha256 HEX]... [--root DIR] [--dry-run] PATH...",
     .output = contract::Output::Document,
     .schema = "move.v1",
-    .data_schema = kSchema,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kWriteFiles,
     .reversibility = contract::Reversibility::ReversibleCheap,
     .guarantees = "deterministic, idempotent, atomic, never_replaces, no_delete, bounded_memory",

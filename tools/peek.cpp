@@ -15,6 +15,7 @@
 #include "runner/main.h"
 #include "text/eol.h"
 #include "text/witness.h"
+#include "tools/peek.schema.h"
 
 namespace {
 
@@ -76,41 +77,6 @@ constexpr contract::Rule kRules[] = {
     {"limit.line-too-long", Repairable::Sometimes},
 };
 
-constexpr std::string_view kLine =
-    R"({"type":"object","required":["n","offset","text"],"additionalProperties":false,"properties":{)"
-    R"("n":{"type":"integer","minimum":1},"offset":{"type":"integer","minimum":0},)"
-    R"("text":{"oneOf":[{"$ref":"#/$defs/text_or_bytes"},{"type":"null"}]},)"
-    R"("length":{"type":"integer","minimum":0},"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"}}})";
-
-// One file's answer; several files: {"files":[…]}, each entry that answer or {path, error}.
-constexpr std::string_view kData =
-    R"({"oneOf":[{"$ref":"#peek-file"},{"type":"object","required":["files"],"additionalProperties":false,)"
-    R"("properties":{"files":{"type":"array","minItems":2,"maxItems":64,"items":{"oneOf":[{"$ref":"#peek-file"},)"
-    R"({"type":"object","required":["path","error"],"additionalProperties":false,)"
-    R"("properties":{"path":{"$ref":"#/$defs/text_or_bytes"},"error":{"$ref":"#/$defs/error"}}}]}}}}],)"
-    R"("$defs":{"file":{"$anchor":"peek-file",)"
-    R"("type":"object","required":["path","size","binary","eol","bom","mode","from","to","eof","truncated","next","total_lines"],)"
-    R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("link":{"type":"object","required":["target"],"additionalProperties":false,"properties":{"target":{"$ref":"#/$defs/text_or_bytes"}}},)"
-    R"("size":{"type":"integer","minimum":0},"binary":{"type":"boolean"},)"
-    R"("eol":{"enum":["lf","crlf","mixed","none"]},"bom":{"type":"boolean"},"mode":{"enum":["lines","bytes"]},)"
-    R"("from":{"type":"integer","minimum":0},"to":{"type":["integer","null"]},)"
-    R"("lines":{"type":"array","items":)" "LINE" R"(},"text":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("eof":{"type":"boolean"},"truncated":{"type":"boolean"},)"
-    R"("next":{"oneOf":[{"type":"null"},{"type":"object","required":["line"],"properties":{"line":{"type":"integer","minimum":1}},"additionalProperties":false},)"
-    R"({"type":"object","required":["byte"],"properties":{"byte":{"type":"integer","minimum":0}},"additionalProperties":false}]},)"
-    R"("total_lines":{"type":["integer","null"]}}}}})";
-
-// The data schema with the line schema spliced in (constexpr string building is not worth it).
-struct Schema {
-  std::string text;
-  Schema() {
-    text = std::string(kData);
-    text.replace(text.find("LINE"), 4, kLine);
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -131,7 +97,7 @@ const contract::Tool kTool{
              "[--count-lines] [--witness] [--format json|text] PATH...",
     .output = contract::Output::Document,
     .schema = "peek.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .text = render_text,
     .rules = kRules,
     .key_flags = "lines bytes max-bytes witness",

@@ -37,6 +37,7 @@
 #include "text/edits.h"
 #include "text/eol.h"
 #include "text/near_miss.h"
+#include "tools/replace.schema.h"
 
 namespace {
 
@@ -138,35 +139,6 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
-
-// One file's answer; several files answer {files: [one each, with written], totals}.
-struct Schema {
-  std::string text;
-  Schema() {
-    const std::string props =
-        std::string(R"("path":{"$ref":"#/$defs/text_or_bytes"},)"
-                    R"("changed":{"type":"boolean"},"already_applied":{"type":"boolean"},)"
-                    R"("replacements":{"type":"integer","minimum":0},"before_sha256":)") +
-        std::string(kHex) + R"(,"after_sha256":)" + std::string(kHex) + R"(,"diff":{"oneOf":[)" +
-        std::string(text::kDiffSchema) +
-        R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"})";
-    const std::string required =
-        R"("path","changed","already_applied","replacements","before_sha256","after_sha256","diff","diff_truncated")";
-    text =
-        R"({"oneOf":[{"type":"object","required":[)" + required +
-        R"(],"additionalProperties":false,"properties":{)" + props + "}}," +
-        R"({"type":"object","required":["files","files_changed","files_written","replacements"],)"
-        R"("additionalProperties":false,"properties":{"files":{"type":"array","items":)"
-        R"({"type":"object","required":[)" +
-        required + R"(,"written"],"additionalProperties":false,"properties":{)" + props +
-        R"(,"written":{"type":"boolean"}}}},"files_changed":{"type":"integer","minimum":0},)"
-        R"("files_written":{"type":"integer","minimum":0},)"
-        R"("replacements":{"type":"integer","minimum":0}}}]})";
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -189,7 +161,7 @@ const contract::Tool kTool{
              "[--max-diff-lines N] [--format json|text] PATH...",
     .output = contract::Output::Document,
     .schema = "replace.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, idempotent, atomic, all_or_nothing, mode_preserved, "

@@ -20,6 +20,7 @@
 #include "text/line_record.h"
 #include "text/regex.h"
 #include "text/scan.h"
+#include "tools/seek.schema.h"
 
 namespace {
 
@@ -176,50 +177,6 @@ constexpr contract::Rule kRules[] = {
      "which -e)"},
 };
 
-constexpr std::string_view kTob = R"({"$ref":"#/$defs/text_or_bytes"})";
-// -e: per match, the patterns that matched; with -c, per file and in all, each one's count.
-constexpr std::string_view kIndices =
-    R"({"type":"array","minItems":1,"items":{"type":"integer","minimum":0}})";
-const std::string kDataSchema =
-    std::string(
-        R"({"type":"object","required":["type","path","line","offset","spans","text"],"additionalProperties":false,"properties":{)"
-        R"("type":{"const":"match"},"path":)") +
-    std::string(kTob) +
-    R"(,"line":{"type":"integer","minimum":1},)"
-    R"("offset":{"type":"integer","minimum":0},"spans":{"type":"array","minItems":1,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"integer","minimum":0}}},)"
-    R"("text":)" +
-    std::string(kTob) + R"(,"witness":{"type":"string","pattern":"^h[0-9a-f]{6}$"},"patterns":)" +
-    std::string(kIndices) +
-    R"(}},)"
-    R"({"type":"object","required":["type","path","line","offset","text"],"additionalProperties":false,"properties":{)"
-    R"("type":{"const":"context"},"path":)" +
-    std::string(kTob) +
-    R"(,"line":{"type":"integer","minimum":1},)"
-    R"("offset":{"type":"integer","minimum":0},"text":{"oneOf":[)" +
-    std::string(kTob) +
-    R"(,{"type":"null"}]},)"
-    R"("length":{"type":"integer","minimum":0}}},)"
-    R"({"type":"object","required":["type","path","matches","bytes","binary"],"additionalProperties":false,"properties":{)"
-    R"("type":{"const":"file"},"path":)" +
-    std::string(kTob) +
-    R"(,"matches":{"oneOf":[{"type":"integer","minimum":1},{"type":"null"}]},)"
-    R"("pattern_counts":)" +
-    std::string(kIndices) +
-    R"(,)"
-    R"("bytes":{"type":"integer","minimum":0},"binary":{"type":"boolean"}}})";
-
-const std::string kEndSchema =
-    R"("files":{"type":"integer","minimum":0},)"
-    R"("matches":{"oneOf":[{"type":"integer","minimum":0},{"type":"null"}]},)"
-    R"("pattern_counts":)" +
-    std::string(kIndices) +
-    R"(,)"
-    R"("errors":{"type":"integer","minimum":0},)"
-    R"("skipped":{"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],"additionalProperties":false,"properties":{)"
-    R"("ignored":{"type":"integer","minimum":0},"glob":{"type":"integer","minimum":0},)"
-    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
-    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
-
 void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -248,8 +205,8 @@ const contract::Tool kTool{
         "(PATTERN | -e PATTERN...) [PATH...]",
     .output = contract::Output::Stream,
     .schema = "seek.v1",
-    .data_schema = kDataSchema,
-    .end_schema = kEndSchema,
+    .data_schema = tool_schema::kRecords,
+    .end_schema = tool_schema::kEnd,
     .text = render_text,
     .rules = kRules,
     .key_flags = "regex count files-with-matches pattern",
@@ -409,24 +366,6 @@ struct Search {
 // Bytes shown either side of an occurrence in a long line: peek --bytes reads that window.
 constexpr uint64_t kWindowSide = 256;
 
-// The bytes around the first occurrence in a long line: within its line, and not cutting a
-// UTF-8 character at either edge (a continuation byte is stepped over), so that peek shows
-// text rather than base64 where the line is UTF-8.
-std::pair<uint64_t, uint64_t> window_around(const text::ScanResult& r, uint64_t needle,
-                                            const text::ReadAt& read) {
-  const uint64_t first = r.long_offsets.front();
-  uint64_t from = std::max(r.first_long_start, first > kWindowSide ? first - kWindowSide : 0);
-  uint64_t to = std::min(r.first_long_end, first + needle + kWindowSide);
-  auto continuation = [&](uint64_t off) {
-    char c = 0;
-    return read(&c, 1, off) == 1 && (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-  };
-  for (int i = 0; i < 3 && from < first && continuation(from); ++i) ++from;
-  for (int i = 0; i < 3 && to > first + needle && to < r.first_long_end && continuation(to); ++i)
-    --to;
-  return {from, to};
-}
-
 contract::Error long_line_error(const Args& a, const std::string& path, const text::ScanResult& r,
                                 const text::ReadAt& read) {
   Json lines = Json::array();
@@ -450,7 +389,7 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
                "must contain occurs, and long lines without it cannot match");
     detail.set("candidates", std::move(offsets));
     detail.set("candidate_count", r.long_occurrences);
-    const auto [from, to] = window_around(r, 0, read);
+    const auto [from, to] = text::window_around(r, 0, kWindowSide, read);
     detail.set("window", Json::object({{"from", from}, {"to", to}}));
     where = " A match can only be near where the literal every match contains occurs, " +
             std::to_string(r.long_occurrences) + " time(s), first at byte " +
@@ -458,7 +397,7 @@ contract::Error long_line_error(const Args& a, const std::string& path, const te
   } else if (r.long_located && !r.long_offsets.empty()) {
     detail.set("offsets", std::move(offsets));
     detail.set("occurrences", r.long_occurrences);
-    const auto [from, to] = window_around(r, a.pattern.size(), read);
+    const auto [from, to] = text::window_around(r, a.pattern.size(), kWindowSide, read);
     detail.set("window", Json::object({{"from", from}, {"to", to}}));
     where = " The pattern occurs " + std::to_string(r.long_occurrences) +
             " time(s) in them, first at byte " + std::to_string(r.long_offsets.front()) + ".";

@@ -20,6 +20,8 @@
 #include "os/open.h"
 #include "os/walk.h"
 #include "runner/main.h"
+#include "text/front_matter.h"
+#include "tools/skills.schema.h"
 
 namespace {
 
@@ -57,36 +59,6 @@ constexpr contract::Rule kRules[] = {
      "--show NAME names several skills; the repair offers each one's directory"},
 };
 
-constexpr std::string_view kSkipped =
-    R"({"type":"object","required":["ignored","glob","hidden","binary","special","symlink"],)"
-    R"("additionalProperties":false,"properties":{"ignored":{"type":"integer","minimum":0},)"
-    R"("glob":{"type":"integer","minimum":0},)"
-    R"("hidden":{"type":"integer","minimum":0},"binary":{"type":"integer","minimum":0},)"
-    R"("special":{"type":"integer","minimum":0},"symlink":{"type":"integer","minimum":0}}})";
-
-constexpr std::string_view kData =
-    R"({"oneOf":[{"type":"object","required":["skills","invalid","duplicates","skipped"],"additionalProperties":false,)"
-    R"("properties":{"skills":{"type":"array","items":{"type":"object","required":["name","description","path"],)"
-    R"("additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$","maxLength":64},)"
-    R"("description":{"type":"string","minLength":1},"path":{"$ref":"#/$defs/text_or_bytes"}}}},)"
-    R"("invalid":{"type":"array","items":{"type":"object","required":["path","cause"],"additionalProperties":false,)"
-    R"("properties":{"path":{"$ref":"#/$defs/text_or_bytes"},"cause":{"type":"string"}}}},)"
-    R"("duplicates":{"type":"array","items":{"type":"object","required":["name","paths"],"additionalProperties":false,)"
-    R"("properties":{"name":{"type":"string"},"paths":{"type":"array","minItems":2,"items":{"$ref":"#/$defs/text_or_bytes"}}}}},)"
-    R"("skipped":SKIPPED}},)"
-    R"({"type":"object","required":["name","description","path","body"],"additionalProperties":false,)"
-    R"("properties":{"name":{"type":"string"},"description":{"type":"string"},"path":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("body":{"$ref":"#/$defs/text_or_bytes"}}}]})";
-
-struct Schema {
-  std::string text;
-  Schema() {
-    text = std::string(kData);
-    text.replace(text.find("SKIPPED"), 7, kSkipped);
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -107,7 +79,7 @@ const contract::Tool kTool{
     .usage = "skills [--root DIR] [--show NAME] [--format json|text] [DIR...]",
     .output = contract::Output::Document,
     .schema = "skills.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .text = render_text,
     .rules = kRules,
     .key_flags = "show",
@@ -122,230 +94,10 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
                                         Json::object({{"flag", "show"}})));
 }
 
-// --- the front matter: just enough YAML for the format's scalar keys -----------------------
+// --- the format's rules ------------------------------------------------------------------
 
-struct Front {
-  std::map<std::string, std::string> values;  // the scalar keys the format defines
-  size_t body = 0;                            // offset of the body in the file
-};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool is_fence(std::string_view line) { return trim(line) == "---" && line.substr(0, 3) == "---"; }
-
-size_t indent_of(std::string_view line) {
-  size_t i = 0;
-  while (i < line.size() && line[i] == ' ') ++i;
-  return i;
-}
-
-// A plain scalar's text on its line: an ` #` starts a comment.
-std::string_view strip_comment(std::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) return trim(s.substr(0, i));
-  return trim(s);
-}
-
-void put_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// Parses a scalar starting at lines[i] after "key:" (`rest`); advances i past continuation
-// lines. Returns the cause when it cannot.
-std::optional<std::string> scalar(std::string_view rest, const std::vector<std::string_view>& lines,
-                                  size_t& i, std::string& out) {
-  rest = trim(rest);
-  auto continuation = [&](size_t j) {
-    return j < lines.size() && (trim(lines[j]).empty() || indent_of(lines[j]) > 0);
-  };
-  if (!rest.empty() && rest[0] == '"') {
-    size_t k = 1;
-    for (; k < rest.size() && rest[k] != '"'; ++k) {
-      char c = rest[k];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (++k == rest.size()) break;
-      switch (rest[k]) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case '0': out += '\0'; break;
-        case '"': case '\\': case '/': case ' ': out += rest[k]; break;
-        case 'u': {
-          uint32_t cp = 0;
-          if (k + 4 >= rest.size()) return "a \\u escape with fewer than four hex digits";
-          for (int d = 1; d <= 4; ++d) {
-            char h = rest[k + d];
-            int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-            if (v < 0) return "a \\u escape with a byte that is not a hex digit";
-            cp = cp * 16 + static_cast<uint32_t>(v);
-          }
-          if (cp >= 0xD800 && cp <= 0xDFFF) return "a \\u escape names a surrogate";
-          put_utf8(out, cp);
-          k += 4;
-          break;
-        }
-        default: return std::string("an unsupported escape \\") + rest[k] + " in a double-quoted scalar";
-      }
-    }
-    if (k >= rest.size()) return "a double-quoted scalar that does not end on its line";
-    if (!strip_comment(rest.substr(k + 1)).empty()) return "text after a double-quoted scalar";
-    ++i;
-    return std::nullopt;
-  }
-  if (!rest.empty() && rest[0] == '\'') {
-    size_t k = 1;
-    for (;; ++k) {
-      if (k >= rest.size()) return "a single-quoted scalar that does not end on its line";
-      if (rest[k] == '\'') {
-        if (k + 1 < rest.size() && rest[k + 1] == '\'') {
-          out += '\'';
-          ++k;
-          continue;
-        }
-        break;
-      }
-      out += rest[k];
-    }
-    if (!strip_comment(rest.substr(k + 1)).empty()) return "text after a single-quoted scalar";
-    ++i;
-    return std::nullopt;
-  }
-  if (!rest.empty() && (rest[0] == '|' || rest[0] == '>')) {
-    const bool fold = rest[0] == '>';
-    char chomp = 'c';
-    for (char c : strip_comment(rest.substr(1))) {
-      if (c == '-' || c == '+') chomp = c;
-      else if (c < '1' || c > '9') return "a block scalar header that is not |, >, -, + or a digit";
-    }
-    ++i;
-    size_t indent = 0;
-    std::vector<std::string_view> body;
-    while (continuation(i)) {
-      std::string_view l = lines[i];
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      if (trim(l).empty()) {
-        body.push_back("");
-      } else {
-        if (indent == 0) indent = indent_of(l);
-        if (indent_of(l) < indent) return "a block scalar line indented less than its first";
-        body.push_back(l.substr(indent));
-      }
-      ++i;
-    }
-    size_t trailing = 0;
-    while (!body.empty() && body.back().empty()) {
-      body.pop_back();
-      ++trailing;
-    }
-    for (size_t k = 0; k < body.size(); ++k) {
-      out += body[k];
-      if (k + 1 == body.size()) break;
-      // Folding: a line break between two non-empty, not more-indented lines is a space.
-      bool join = fold && !body[k].empty() && !body[k + 1].empty() && body[k][0] != ' ' &&
-                  body[k + 1][0] != ' ';
-      if (join) out += ' ';
-      else if (!(fold && body[k + 1].empty())) out += '\n';
-    }
-    if (chomp != '-' && !body.empty()) out += '\n';
-    if (chomp == '+') out.append(trailing, '\n');
-    return std::nullopt;
-  }
-  if (!rest.empty() && std::string_view("[{&*!%@`|>").find(rest[0]) != std::string_view::npos)
-    return std::string("a value starting with '") + rest[0] + "', which this parser does not take";
-  // A plain scalar: its continuation lines fold into it with single spaces.
-  out += strip_comment(rest);
-  ++i;
-  while (continuation(i)) {
-    std::string_view l = strip_comment(lines[i]);
-    if (!l.empty()) {
-      if (!out.empty()) out += ' ';
-      out += l;
-    }
-    ++i;
-  }
-  if (out.find(": ") != std::string::npos) return "a plain scalar holding ': ' (quote it)";
-  return std::nullopt;
-}
-
-// The front matter of `text`, or the cause it is not one.
-std::variant<Front, std::string> parse_front(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t at = 0, body = std::string_view::npos;
-  bool first = true;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    std::string_view line = text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
-    at = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (first) {
-      first = false;
-      if (!is_fence(line)) return "the file does not start with a '---' line (no front matter)";
-      continue;
-    }
-    if (is_fence(line)) {
-      body = at;
-      break;
-    }
-    lines.push_back(line);
-  }
-  if (first) return "the file is empty (no front matter)";
-  if (body == std::string_view::npos) return "the front matter has no closing '---' line";
-  std::string_view front = text.substr(0, body);
-  if (!contract::valid_utf8(front)) return "the front matter is not UTF-8";
-  Front f;
-  f.body = body;
-  std::map<std::string, bool> seen;
-  for (size_t i = 0; i < lines.size();) {
-    std::string_view line = lines[i];
-    std::string_view t = trim(line);
-    if (t.empty() || t[0] == '#') {
-      ++i;
-      continue;
-    }
-    const std::string where = "line " + std::to_string(i + 2) + ": ";
-    if (line[0] == '\t' || indent_of(line) > 0) return where + "an indented line outside any key";
-    size_t colon = line.find(':');
-    std::string key(line.substr(0, colon == std::string_view::npos ? 0 : colon));
-    bool ok_key = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '-' || c == '_';
-    });
-    if (!ok_key || (colon + 1 < line.size() && line[colon + 1] != ' ' && line[colon + 1] != '\t' &&
-                    line[colon + 1] != '\r'))
-      return where + "not 'key: value'";
-    if (seen[key]) return where + "the key '" + key + "' appears twice";
-    seen[key] = true;
-    std::string_view rest = line.substr(colon + 1);
-    if (key == "name" || key == "description" || key == "license" || key == "compatibility") {
-      std::string value;
-      if (auto cause = scalar(rest, lines, i, value)) return where + key + ": " + *cause;
-      f.values[key] = std::move(value);
-    } else {
-      // metadata, allowed-tools and keys the format may grow: their lines are passed over.
-      ++i;
-      while (i < lines.size() && (trim(lines[i]).empty() || indent_of(lines[i]) > 0 ||
-                                  lines[i][0] == '\t' || lines[i][0] == '-'))
-        ++i;
-    }
-  }
-  return f;
-}
+// The scalar keys the format defines; metadata, allowed-tools and keys it may grow are skipped.
+constexpr std::string_view kScalarKeys[] = {"name", "description", "license", "compatibility"};
 
 size_t code_points(std::string_view s) {
   size_t n = 0;
@@ -354,7 +106,7 @@ size_t code_points(std::string_view s) {
 }
 
 // The format's rules for the keys; the cause of the first broken one.
-std::optional<std::string> validate(const Front& f, std::string_view dir_name) {
+std::optional<std::string> validate(const text::FrontMatter& f, std::string_view dir_name) {
   auto it = f.values.find("name");
   if (it == f.values.end()) return "the front matter has no 'name'";
   const std::string& n = it->second;
@@ -369,7 +121,8 @@ std::optional<std::string> validate(const Front& f, std::string_view dir_name) {
   if (!dir_name.empty() && n != dir_name)
     return "name '" + n + "' differs from its directory's name '" + std::string(dir_name) + "'";
   auto d = f.values.find("description");
-  if (d == f.values.end() || trim(d->second).empty()) return "the front matter has no 'description'";
+  if (d == f.values.end() || text::trim_blanks(d->second).empty())
+    return "the front matter has no 'description'";
   if (code_points(d->second) > 1024)
     return "description is " + std::to_string(code_points(d->second)) +
            " characters; at most 1024";
@@ -461,12 +214,12 @@ Json run(const Args& a, contract::Context& ctx) {
         continue;
       }
       text.resize(static_cast<size_t>(n));
-      auto parsed = parse_front(text);
+      auto parsed = text::parse_front_matter(text, kScalarKeys);
       if (auto* cause = std::get_if<std::string>(&parsed)) {
         invalid.push_back({e.path, *cause});
         continue;
       }
-      Front& f = std::get<Front>(parsed);
+      text::FrontMatter& f = std::get<text::FrontMatter>(parsed);
       std::string parent = e.depth == 1 ? top : last_component(e.path.substr(0, e.path.rfind('/')));
       if (auto cause = validate(f, parent)) {
         invalid.push_back({e.path, *cause});

@@ -17,16 +17,20 @@
 #include <memory>
 #include <new>
 
+#include "os/line_splitter.h"
 #include "os/link_target.h"
 #include "os/open.h"
 #include "runner/main.h"
 #include "text/eol.h"
+#include "text/key_counter.h"
 #include "text/regex.h"
 #include "text/search.h"
+#include "tools/tally.schema.h"
 
 namespace {
 
 using contract::Json;
+using text::KeyCounter;
 
 struct Args {
   std::vector<std::string> files;
@@ -100,19 +104,6 @@ constexpr contract::Rule kRules[] = {
      "a --regex pattern RE2 does not accept, or a --match pattern holding a newline"},
 };
 
-constexpr std::string_view kData =
-    R"({"type":"object","required":["total","distinct","skipped","top","truncated"],)"
-    R"("additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},)"
-    R"("distinct":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},)"
-    R"("top":{"type":"array","items":{"type":"object","required":["key","count"],)"
-    R"("additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("count":{"type":"integer","minimum":1}}}},"truncated":{"type":"boolean"},)"
-    R"("unmatched":{"type":"integer","minimum":0},)"
-    R"("links":{"type":"array","description":"the files that, opened as given without --root, )"
-    R"(ran through a symbolic link, and where each led","items":{"type":"object",)"
-    R"("required":["path","target"],"additionalProperties":false,"properties":{)"
-    R"("path":{"$ref":"#/$defs/text_or_bytes"},"target":{"$ref":"#/$defs/text_or_bytes"}}}}}})";
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -138,7 +129,7 @@ const contract::Tool kTool{
              "[FILE...]",
     .output = contract::Output::Document,
     .schema = "tally.v1",
-    .data_schema = kData,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
     .text = render_text,
     .rules = kRules,
@@ -198,179 +189,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 
 // --- the count ---------------------------------------------------------------------------
 
-// Distinct keys and their counts: open addressing with linear probing over 8-byte slots (the
-// hash's high half beside the entry index, so a probe rarely touches an entry that is not the
-// one), entries in insertion order in fixed blocks and key bytes in an arena of fixed blocks,
-// neither of which ever moves: growing costs a rehash of the slots, never a copy of the rest.
-// Lookups come in batches: the slot, then the entry, then the key of each are prefetched
-// before any is compared, so the cache misses of a batch overlap instead of queueing.
-class Counter {
- public:
-  struct Entry {
-    const char* key;
-    uint32_t len;
-    uint64_t hash;
-    uint64_t count;
-    uint64_t pending;  // counted this file under the optimistic CRLF policy (see Tally)
-  };
-
-  Counter() { resize(1024); }
-
-  static uint64_t hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
-  // Stage 0, 1, 2 of a lookup's prefetch: its first slot, that slot's entry, the entry's key.
-  void prefetch(uint64_t h, int stage) const {
-    if (stage == 0) return __builtin_prefetch(&slots_[h & mask_]);
-    uint64_t s = slots_[h & mask_];
-    if (s == 0) return;
-    const Entry& e = at((s & 0xffffffffu) - 1);
-    if (stage == 1) return __builtin_prefetch(&e);
-    __builtin_prefetch(e.key);
-  }
-
-  // The entry of `key` (whose hash is h), or npos when it is new and `grow` is false. A new
-  // key has count 0.
-  static constexpr size_t npos = SIZE_MAX;
-  size_t find(std::string_view key, uint64_t h, bool grow) {
-    uint64_t tag = h >> 32;
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      uint64_t s = slots_[i];
-      if (s == 0) {
-        if (!grow) return npos;
-        return insert(key, h, i);
-      }
-      if ((s >> 32) == tag) {
-        const Entry& e = at((s & 0xffffffffu) - 1);
-        if (e.hash == h && e.len == key.size() && std::memcmp(e.key, key.data(), key.size()) == 0)
-          return (s & 0xffffffffu) - 1;
-      }
-    }
-  }
-  Entry& at(size_t i) { return blocks_of_entries_[i / kPerBlock][i % kPerBlock]; }
-  const Entry& at(size_t i) const { return blocks_of_entries_[i / kPerBlock][i % kPerBlock]; }
-  size_t size() const { return size_; }  // entries, including those whose count fell to 0
-
- private:
-  size_t insert(std::string_view key, uint64_t h, size_t slot) {
-    if (size_ % kPerBlock == 0) blocks_of_entries_.emplace_back(new Entry[kPerBlock]);
-    at(size_) = {store(key), static_cast<uint32_t>(key.size()), h, 0, 0};
-    slots_[slot] = ((h >> 32) << 32) | ++size_;
-    if (size_ * 2 > mask_ + 1) rehash();
-    return size_ - 1;
-  }
-  // Zeroed slots from calloc: a large table comes as fresh zero pages, with no memset.
-  void resize(size_t n) {
-    auto* p = static_cast<uint64_t*>(std::calloc(n, sizeof(uint64_t)));
-    if (!p) throw std::bad_alloc();
-    slots_.reset(p);
-    mask_ = n - 1;
-  }
-  void rehash() {
-    resize(2 * (mask_ + 1));
-    constexpr size_t kAhead = 16;  // slots are written at random: fetch them ahead of time
-    for (size_t k = 0; k < size_; ++k) {
-      if (k + kAhead < size_) __builtin_prefetch(&slots_[at(k + kAhead).hash & mask_], 1);
-      uint64_t h = at(k).hash;
-      size_t i = h & mask_;
-      while (slots_[i] != 0) i = (i + 1) & mask_;
-      slots_[i] = ((h >> 32) << 32) | (k + 1);
-    }
-  }
-  const char* store(std::string_view key) {
-    if (key.size() > kBlock / 4) {
-      big_.emplace_back(new char[key.size()]);
-      std::memcpy(big_.back().get(), key.data(), key.size());
-      return big_.back().get();
-    }
-    if (blocks_.empty() || used_ + key.size() > kBlock) {
-      blocks_.emplace_back(new char[kBlock]);
-      used_ = 0;
-    }
-    char* p = blocks_.back().get() + used_;
-    std::memcpy(p, key.data(), key.size());
-    used_ += key.size();
-    return p;
-  }
-  static constexpr size_t kBlock = 256 * 1024;
-  struct Free {
-    void operator()(uint64_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint64_t[], Free> slots_;
-  size_t mask_ = 0;
-  static constexpr size_t kPerBlock = 16384;
-  std::vector<std::unique_ptr<Entry[]>> blocks_of_entries_;
-  size_t size_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_, big_;
-  size_t used_ = 0;
-};
-
-// Splits a descriptor into lines with read(), so a pipe works as well as a file. Memory: one
-// chunk, plus a carry of at most max_line bytes for a line that spans chunks; a longer line is
-// measured, never held. each(text, length, too_long, newline, cr) returns false to stop;
-// cr says the line's last byte (before any '\n') is '\r', even for a line too long to hold.
-class Splitter {
- public:
-  explicit Splitter(size_t max_line) : max_(max_line), buf_(new char[kChunk]) {}
-
-  // boundary() runs before each read and after each line assembled in the carry: the views
-  // handed to each() are valid until then. It returns false to stop.
-  template <class F, class B>
-  int run(int fd, F&& each, B&& boundary) {
-    carry_.clear();
-    size_t carry_len = 0;
-    char last = 0;  // the last byte of the carried part of a line
-    auto carried = [&](F& f, bool newline) {
-      bool too_long = carry_len > max_;
-      return f(too_long ? std::string_view() : std::string_view(carry_), carry_len, too_long,
-               newline, last == '\r');
-    };
-    for (;;) {
-      if (!boundary()) return 0;
-      ssize_t n = read(fd, buf_.get(), kChunk);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN) {  // a non-blocking pipe handed to us: wait for it
-          pollfd p{fd, POLLIN, 0};
-          poll(&p, 1, -1);
-          continue;
-        }
-        return errno;
-      }
-      if (n == 0) break;
-      const char* p = buf_.get();
-      const char* end = p + n;
-      while (p < end) {
-        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
-        const char* stop = nl ? nl : end;
-        size_t part = static_cast<size_t>(stop - p);
-        if (nl && carry_len == 0) {  // the common case: the whole line is in the chunk
-          bool cr = part > 0 && p[part - 1] == '\r';
-          bool too_long = part > max_;
-          if (!each(std::string_view(p, too_long ? 0 : part), part, too_long, true, cr)) return 0;
-          p = nl + 1;
-          continue;
-        }
-        if (carry_len + part <= max_) carry_.append(p, part);
-        carry_len += part;
-        if (part > 0) last = p[part - 1];
-        if (!nl) break;
-        if (!carried(each, true) || !boundary()) return 0;
-        carry_.clear();
-        carry_len = 0;
-        last = 0;
-        p = nl + 1;
-      }
-    }
-    if (carry_len > 0) carried(each, false);
-    return 0;
-  }
-
- private:
-  static constexpr size_t kChunk = 256 * 1024;
-  size_t max_;
-  std::unique_ptr<char[]> buf_;
-  std::string carry_;
-};
-
 // The whole count: keys, totals, the CRLF policy per file, the caps.
 class Tally {
  public:
@@ -387,7 +205,7 @@ class Tally {
     line_no_ = 0;
     crlf_so_far_ = true;
     saw_crlf_ = false;
-    Splitter split(a_.max_line_bytes);
+    os::LineSplitter split(a_.max_line_bytes);
     int err = split.run(fd, [&](auto... l) { return line(l...); }, [&] { return flush(); });
     flush();
     // What was counted without '\r' stands: the file was CRLF (or the count stopped).
@@ -418,11 +236,11 @@ class Tally {
     }
     std::vector<uint32_t> live;
     live.reserve(live_);
-    const Counter& es = counter_;
+    const KeyCounter& es = counter_;
     for (size_t i = 0; i < es.size(); ++i)
       if (es.at(i).count > 0) live.push_back(static_cast<uint32_t>(i));
     auto before = [&](uint32_t x, uint32_t y) {
-      const Counter::Entry &l = es.at(x), &r = es.at(y);
+      const KeyCounter::Entry &l = es.at(x), &r = es.at(y);
       if (l.count != r.count) return l.count > r.count;
       int c = std::memcmp(l.key, r.key, std::min(l.len, r.len));
       return c != 0 ? c < 0 : l.len < r.len;
@@ -432,7 +250,7 @@ class Tally {
                       before);
     Json top = Json::array();
     for (size_t i = 0; i < k; ++i) {
-      const Counter::Entry& e = es.at(live[i]);
+      const KeyCounter::Entry& e = es.at(live[i]);
       top.push(Json::object(
           {{"key", Json::bytes(std::string_view(e.key, e.len))}, {"count", e.count}}));
     }
@@ -484,7 +302,7 @@ class Tally {
     // Only a key that ends where the line ends lost the '\r'.
     bool stripped = strip && newline && key.data() + key.size() == text.data() + text.size();
     Pending& p = batch_[batched_++];
-    p = {key, Counter::hash(key), line_no_, stripped, false};
+    p = {key, KeyCounter::hash(key), line_no_, stripped, false};
     counter_.prefetch(p.hash, 0);
     return batched_ < kBatch || flush();
   }
@@ -521,11 +339,11 @@ class Tally {
 
   bool add(std::string_view key, uint64_t h, bool stripped) {
     size_t i = counter_.find(key, h, live_ < a_.max_keys);
-    if (i == Counter::npos || (counter_.at(i).count == 0 && live_ >= a_.max_keys)) {
+    if (i == KeyCounter::npos || (counter_.at(i).count == 0 && live_ >= a_.max_keys)) {
       stopped_ = true;
       return false;
     }
-    Counter::Entry& e = counter_.at(i);
+    KeyCounter::Entry& e = counter_.at(i);
     if (e.count++ == 0) ++live_;
     ++total_;
     if (stripped && e.pending++ == 0) touched_.push_back(static_cast<uint32_t>(i));
@@ -538,7 +356,7 @@ class Tally {
     crlf_so_far_ = false;
     std::string raw;
     for (uint32_t i : touched_) {
-      Counter::Entry& e = counter_.at(i);
+      KeyCounter::Entry& e = counter_.at(i);
       uint64_t n = e.pending;
       e.pending = 0;
       e.count -= n;
@@ -546,7 +364,7 @@ class Tally {
       if (e.count == 0) --live_;
       raw.assign(e.key, e.len);
       raw += '\r';
-      Counter::Entry& back = counter_.at(counter_.find(raw, Counter::hash(raw), true));
+      KeyCounter::Entry& back = counter_.at(counter_.find(raw, KeyCounter::hash(raw), true));
       if (back.count == 0) ++live_;
       back.count += n;
       total_ += n;
@@ -595,7 +413,7 @@ class Tally {
 
   const Args& a_;
   char delim_;
-  Counter counter_;
+  KeyCounter counter_;
   uint64_t live_ = 0, total_ = 0, skipped_ = 0, unmatched_ = 0;
   std::unique_ptr<text::Matcher> matcher_;  // --match
   bool stopped_ = false;

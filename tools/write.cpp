@@ -44,6 +44,7 @@
 #include "os/whole_file.h"
 #include "runner/main.h"
 #include "text/diff.h"
+#include "tools/write.schema.h"
 
 namespace {
 
@@ -168,26 +169,6 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-constexpr std::string_view kHex = R"({"type":"string","pattern":"^[0-9a-f]{64}$"})";
-
-struct Schema {
-  std::string text;
-  Schema() {
-    text =
-        std::string(
-            R"({"type":"object","required":["path","changed","created","bytes","eol","bom","before_sha256","after_sha256","diff","diff_truncated"],)"
-            R"("additionalProperties":false,"properties":{"path":{"$ref":"#/$defs/text_or_bytes"},)"
-            R"("changed":{"type":"boolean"},"created":{"type":"boolean"},"bytes":{"type":"integer","minimum":0},)"
-            R"("eol":{"enum":["lf","crlf","mixed","none"]},"bom":{"type":"boolean"},)"
-            R"("before_sha256":{"oneOf":[)") +
-        std::string(kHex) + R"(,{"type":"null"}]},"after_sha256":)" + std::string(kHex) +
-        R"(,"diff":{"oneOf":[)" + std::string(text::kDiffSchema) +
-        R"(,{"type":"null"}]},"diff_truncated":{"type":"boolean"},)"
-        R"("parents_created":{"type":"array","items":{"$ref":"#/$defs/text_or_bytes"}}}})";
-  }
-};
-const Schema kSchema;
-
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
@@ -212,7 +193,7 @@ const contract::Tool kTool{
         "[--bom keep|add|remove|raw] (--stdin | --content-file PATH) [--format json|text] PATH",
     .output = contract::Output::Document,
     .schema = "write.v1",
-    .data_schema = kSchema.text,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin,
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees =

@@ -111,6 +111,7 @@ struct Tool {
   // types (not "error" or "end"), comma-separated, each with its "type" property.
   std::string_view data_schema = "";
   // Stream: JSON Schema "properties" of the tool's own end-record fields (counts, next).
+  // Both are written as JSON in tools/NAME.schema.json and embedded at build (gen/embed_schema).
   std::string_view end_schema = "";
   unsigned effects = kReadFiles;
   bool takes_root = true;

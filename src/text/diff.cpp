@@ -646,20 +646,6 @@ contract::Json diff_json(const Diff& diff) {
                        {"hunks", std::move(hunks)}});
 }
 
-const std::string_view kDiffSchema =
-    R"({"type":"object","required":["added","removed","old_eol","new_eol","old_bom","new_bom","hunks"],)"
-    R"("additionalProperties":false,"properties":{)"
-    R"("added":{"type":"integer","minimum":0},"removed":{"type":"integer","minimum":0},)"
-    R"("old_eol":{"enum":["lf","crlf","mixed","none"]},"new_eol":{"enum":["lf","crlf","mixed","none"]},)"
-    R"("old_bom":{"type":"boolean"},"new_bom":{"type":"boolean"},)"
-    R"("hunks":{"type":"array","items":{"type":"object",)"
-    R"("required":["old_start","old_lines","new_start","new_lines","lines"],"additionalProperties":false,)"
-    R"("properties":{"old_start":{"type":"integer","minimum":0},"old_lines":{"type":"integer","minimum":0},)"
-    R"("new_start":{"type":"integer","minimum":0},"new_lines":{"type":"integer","minimum":0},)"
-    R"("lines":{"type":"array","items":{"type":"object","required":["op","text"],"additionalProperties":false,)"
-    R"("properties":{"op":{"enum":[" ","-","+"]},"text":{"$ref":"#/$defs/text_or_bytes"},)"
-    R"("no_newline":{"const":true}}}}}}}}})";
-
 void render_diff(const contract::Json& diff, std::string& out) {
   auto range = [](uint64_t start, uint64_t count) {
     std::string s = std::to_string(start);

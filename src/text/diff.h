@@ -117,10 +117,8 @@ bool apply(std::string_view old_text, const Diff& diff, std::string& out);
 
 // {"added","removed","old_eol","new_eol","old_bom","new_bom","hunks":[{"old_start","old_lines","new_start",
 //  "new_lines","lines":[{"op","text"[,"no_newline":true]}]}]}; text is text_or_bytes.
+// Its JSON Schema is src/text/diff.schema.json, which the writers' schemas refer to.
 contract::Json diff_json(const Diff& diff);
-
-// The JSON Schema of diff_json's value, referring to "#/$defs/text_or_bytes".
-extern const std::string_view kDiffSchema;
 
 // diff -u's body for a person: "@@ -a,b +c,d @@", then op + shown text per line, and
 // "\ No newline at end of file" after a line without one.

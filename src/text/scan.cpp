@@ -541,4 +541,19 @@ ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, c
   return s.run();
 }
 
+std::pair<uint64_t, uint64_t> window_around(const ScanResult& r, uint64_t needle, uint64_t side,
+                                            const ReadAt& read) {
+  const uint64_t first = r.long_offsets.front();
+  uint64_t from = std::max(r.first_long_start, first > side ? first - side : 0);
+  uint64_t to = std::min(r.first_long_end, first + needle + side);
+  auto continuation = [&](uint64_t off) {
+    char c = 0;
+    return read(&c, 1, off) == 1 && (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+  };
+  for (int i = 0; i < 3 && from < first && continuation(from); ++i) ++from;
+  for (int i = 0; i < 3 && to > first + needle && to < r.first_long_end && continuation(to); ++i)
+    --to;
+  return {from, to};
+}
+
 }  // namespace text

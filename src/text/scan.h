@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "text/search.h"
@@ -94,5 +95,12 @@ class ScanBuffer {
 
 ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
                 ScanBuffer& buffer);
+
+// The bytes [from, to) around the first occurrence in a long line (r.long_offsets.front(),
+// `needle` bytes long, which must exist): up to `side` bytes either side, within that line, and
+// not cutting a UTF-8 character at either edge (a continuation byte is stepped over), so that a
+// reader shows text rather than base64 where the line is UTF-8.
+std::pair<uint64_t, uint64_t> window_around(const ScanResult& r, uint64_t needle, uint64_t side,
+                                            const ReadAt& read);
 
 }  // namespace text
