@@ -18,6 +18,8 @@
 #include "text/edits.h"
 #include "text/eol.h"
 #include "text/witness.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -33,46 +35,35 @@ struct Args {
   uint64_t max_diff_lines = 0;
 };
 
-constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
-constexpr uint64_t kDiffLinesCeiling = 1'000'000;
 constexpr int64_t kAround = 5;                      // fresh witnesses: lines either side
 constexpr uint64_t kEdge = 0x7461636b65646765;      // witness.h's sentinel ("tackedge")
 
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
-     .help = "the file's content must hash to HEX (SHA-256) or nothing is written"},
-    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
-     .help = "resolve and check everything and answer with the diff and planned_actions, "
-             "changing nothing (exit 9)"},
+    writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is written"),
+    writer::dry_run<Args>("resolve and check everything and answer with the diff and "
+                          "planned_actions, changing nothing (exit 9)"),
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
              "each putting its lines in place of the line W names ([] deletes it; to insert, "
              "repeat that line with the new ones)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
      .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
-     .help = "the largest file (and edits list) accepted (limit.input-too-large)",
-     .limit = true},
-    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
-     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
-     .help = "the most diff lines listed; past it diff_truncated is true",
-     .limit = true},
+    writer::max_bytes<Args>("the largest file (and edits list) accepted (limit.input-too-large)"),
+    writer::max_diff_lines<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
     {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path, .help = "the file to change"},
 };
 
-using contract::Repairable;
 constexpr contract::Rule kRules[] = {
     {"args.required-flag"},
     {"io.is-a-directory"},
     {"io.read-failed"},
     {"io.write-failed"},
-    {"limit.input-too-large", Repairable::Sometimes},
+    writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
     {"precondition.stale-witness"},
@@ -132,32 +123,23 @@ const contract::Tool kTool{
 static_assert(contract::valid<Args>(kFlags, kOperands));
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
-  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256))
-    errs.push_back(contract::make_error("args.bad-value",
-                                        "--if-sha256 must be 64 hex digits (a SHA-256).",
-                                        Json::object({{"flag", "if-sha256"}})));
+  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256)) errs.push_back(writer::bad_hex("if-sha256"));
   if (!a.stdin_edits && !a.edits_file)
     errs.push_back(contract::make_error(
         "args.required-flag", "the edits must come from --stdin or --edits-file PATH.",
         Json::object({{"flags", Json::array({"--stdin", "--edits-file"})}})));
 }
 
+// An input past --max-bytes; the retry raises the cap to `need` too (the target's size).
 contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint64_t max,
                           contract::Context& ctx, uint64_t need = 0) {
-  contract::Error e = contract::make_error(
-      "limit.input-too-large",
-      contract::printable(what) + " is " + (exact ? "" : "more than ") + std::to_string(size) +
-          " bytes, past --max-bytes " + std::to_string(max) + ".",
-      Json::object({{"source", Json::bytes(what)}, {"bytes", size}, {"exact", exact},
-                    {"max_bytes", max}, {"ceiling", kMaxBytesCeiling}}));
-  need = std::max(need, size);
-  if (exact && need <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-  } else {
-    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
-  }
-  return e;
+  return writer::too_large({.where = Json::object({{"source", Json::bytes(what)}}),
+                            .what = contract::printable(what),
+                            .bytes = size,
+                            .exact = exact,
+                            .max_bytes = max,
+                            .need = need},
+                           ctx);
 }
 
 // The edits list, from stdin or --edits-file, at most max_bytes.
@@ -183,7 +165,7 @@ std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uin
     }
     return bytes;
   }
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling,
+  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
                                            [&](std::string_view piece) {
                                              bytes.append(piece);
                                              return true;
@@ -192,8 +174,8 @@ std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uin
     ctx.error(os::errno_error(r.error, "standard input", "read"));
     return std::nullopt;
   }
-  if (r.total > kMaxBytesCeiling) {
-    ctx.error(too_large("standard input", kMaxBytesCeiling, false, a.max_bytes, ctx));
+  if (r.total > writer::kMaxBytesCeiling) {
+    ctx.error(too_large("standard input", writer::kMaxBytesCeiling, false, a.max_bytes, ctx));
     return std::nullopt;
   }
   if (r.total > a.max_bytes) {
@@ -266,13 +248,7 @@ Json run(const Args& a, contract::Context& ctx) {
   if (!raw) {
     if (!over) return nullptr;
     // The target's size from lstat (nothing of it is read), so one retry clears both caps.
-    uint64_t target = 0;
-    auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
-    if (auto* p = std::get_if<os::Place>(&placed)) {
-      auto looked = os::look(*p);
-      if (auto* en = std::get_if<os::Entry>(&looked))
-        if (en->kind == os::Entry::Kind::File) target = static_cast<uint64_t>(en->st.st_size);
-    }
+    const uint64_t target = writer::file_size(ctx.root_fd(), a.path);
     return fail(too_large(source, over, true, a.max_bytes, ctx, target));
   }
   auto parsed = text::parse_line_edits(*raw);
@@ -290,18 +266,9 @@ Json run(const Args& a, contract::Context& ctx) {
   auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
-  os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
-  if (!a.dry_run) {
-    auto locked = os::lock(place);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
-  auto looked = os::look(place);
-  if (auto* e = std::get_if<contract::Error>(&looked)) return fail(std::move(*e));
-  const os::Entry& entry = std::get<os::Entry>(looked);
-  if (entry.kind == os::Entry::Kind::Missing) return fail(os::errno_error(ENOENT, a.path, "open"));
-  if (entry.kind != os::Entry::Kind::File) return fail(os::wrong_kind(place, entry));
-  auto opened = os::open_existing(place);
+  auto held = writer::lock_unless_dry(a.dry_run, place);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
+  auto opened = writer::open_file(place, a.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
   // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
@@ -417,18 +384,12 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"diff", text::diff_json(d)},
                             {"diff_truncated", d.truncated}});
   if (a.dry_run) {
-    Json planned = changed ? os::planned_write(place, a.path, before, after, after_bytes.size())
-                           : Json::array();
-    ctx.dry_run(std::move(planned));
+    ctx.dry_run(writer::planned(place, a.path, changed, before, after, after_bytes.size()));
     return data;
   }
-  if (changed) {
-    os::CommitOptions copt;
-    copt.replace = os::Replace::Allow;
-    copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-    copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
-    if (auto e = os::commit_file(place, after_bytes, copt)) return fail(std::move(*e));
-  }
+  if (changed)
+    if (auto e = os::commit_file(place, after_bytes, writer::replacing(file.st)))
+      return fail(std::move(*e));
   return data;
 }
 
@@ -437,9 +398,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += data.get("changed")->as_bool() ? ": " : ": unchanged, ";
   out += std::to_string(data.get("edits")->as_uint()) + " edit(s), sha256 " +
          data.get("after_sha256")->str() + "\n";
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+  writer::render_diff_of(data, out);
 }
 
 }  // namespace

@@ -25,6 +25,8 @@
 #include "os/atomic.h"
 #include "os/hash.h"
 #include "os/open.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -42,12 +44,9 @@ struct Args {
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "if-sha256",
-     .kind = Kind::List,
-     .bind = &Args::if_sha256,
-     .value_name = "HEX",
-     .help = "PATH must hash to HEX (a file: its content; a symbolic link: its target text), "
-             "checked under the lock; with --remove, one per PATH in order"},
+    writer::if_sha256<Args>("PATH must hash to HEX (a file: its content; a symbolic link: its "
+                            "target text), checked under the lock; with --remove, one per PATH "
+                            "in order"),
     {.name = "remove",
      .kind = Kind::Bool,
      .bind = &Args::remove,
@@ -58,10 +57,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Bool,
      .bind = &Args::parents,
      .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)"},
-    {.name = "dry-run",
-     .kind = Kind::Bool,
-     .bind = &Args::dry_run,
-     .help = "check everything and answer with planned_actions, changing nothing (exit 9)"},
+    writer::dry_run<Args>(
+        "check everything and answer with planned_actions, changing nothing (exit 9)"),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -158,10 +155,7 @@ bool inside(std::string_view outer, std::string_view p) {
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
   for (const std::string& hex : a.if_sha256)
-    if (!os::is_sha256_hex(hex))
-      errs.push_back(
-          contract::make_error("args.bad-value", "--if-sha256 must be 64 hex digits (a SHA-256).",
-                               Json::object({{"flag", "if-sha256"}, {"value", Json::bytes(hex)}})));
+    if (!os::is_sha256_hex(hex)) errs.push_back(writer::bad_hex("if-sha256", &hex));
   if (a.remove) {
     if (a.if_sha256.empty()) {
       contract::Error e = contract::make_error(
@@ -256,6 +250,19 @@ std::string_view kind_name(os::Entry::Kind k) {
   return "other";
 }
 
+// PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
+// when it has one): io.not-found, with what is at the destination.
+contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
+                         const std::string& actual) {
+  contract::Error e = os::errno_error(ENOENT, path, "move");
+  if (d.kind != os::Entry::Kind::Missing) {
+    e.detail.set("destination", Json::bytes(to_path));
+    e.detail.set("destination_kind", kind_name(d.kind));
+    if (!actual.empty()) e.detail.set("destination_sha256", actual);
+  }
+  return e;
+}
+
 // A directory or a special file has no hash to state: the error says what the call was
 // doing (remove, or check --if-sha256), not the generic "cannot write".
 contract::Error unhashable(contract::Error e, const std::string& path, bool remove) {
@@ -321,49 +328,32 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
     it.to.emplace(std::move(std::get<os::Place>(to)));
   }
 
-  // Every directory once, in (device, inode) order as os::lock orders two: two batches over
-  // the same directories cannot each hold one and wait for the other.
+  std::vector<const os::Place*> places;
+  for (const Item& it : items) places.push_back(it.from ? &*it.from : nullptr);
+  // Every directory once (writer::lock_each says in which order).
   std::vector<os::DirLock> held;  // declared after the items: released before they close
   if (!a.dry_run) {
-    std::vector<const os::Place*> dirs;
-    for (const Item& it : items)
-      if (it.from) dirs.push_back(&*it.from);
-    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
-    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
-    dirs.erase(
-        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
-        dirs.end());
-    for (const os::Place* d : dirs) {
-      auto locked = os::lock(*d);
-      if (auto* e = std::get_if<contract::Error>(&locked)) {
-        ctx.error(std::move(*e));
-        return nullptr;
-      }
-      held.push_back(std::move(std::get<os::DirLock>(locked)));
+    auto locked = writer::lock_each(places);
+    if (auto* e = std::get_if<contract::Error>(&locked)) {
+      ctx.error(std::move(*e));
+      return nullptr;
     }
+    held = std::move(std::get<std::vector<os::DirLock>>(locked));
   }
 
   // Two spellings of one name (an absolute and a relative path without --root) would be
   // checked twice and renamed once: refused as a path named twice, before anything is hashed.
   // (Two hard links are two names: each is removed.)
-  using Id = std::tuple<dev_t, ino_t, std::string>;
-  std::vector<std::pair<Id, const Item*>> seen;
+  const std::vector<std::optional<size_t>> before = writer::named_before(places);
   bool twice = false;
-  for (Item& it : items) {
-    if (!it.from) continue;
-    Id id{it.from->dir_st.st_dev, it.from->dir_st.st_ino, it.from->name};
-    const auto first =
-        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
-    if (first == seen.end()) {
-      seen.emplace_back(std::move(id), &it);
-      continue;
-    }
-    contract::Error e =
-        contract::make_error("args.conflict",
-                             "'" + contract::printable(it.path) + "' is '" +
-                                 contract::printable(first->second->path) + "' again.",
-                             Json::object({{"path", Json::bytes(it.path)},
-                                           {"same_as", Json::bytes(first->second->path)}}));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!before[i]) continue;
+    Item& it = items[i];
+    const std::string& other = items[*before[i]].path;
+    contract::Error e = contract::make_error(
+        "args.conflict",
+        "'" + contract::printable(it.path) + "' is '" + contract::printable(other) + "' again.",
+        Json::object({{"path", Json::bytes(it.path)}, {"same_as", Json::bytes(other)}}));
     e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
     it.error = std::move(e);
     twice = true;
@@ -391,13 +381,7 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
         it.landed = true;
         continue;
       }
-      contract::Error e = os::errno_error(ENOENT, it.path, "move");
-      if (d.kind != K::Missing) {
-        e.detail.set("destination", Json::bytes(it.to_path));
-        e.detail.set("destination_kind", kind_name(d.kind));
-        if (!actual.empty()) e.detail.set("destination_sha256", actual);
-      }
-      it.error = std::move(e);
+      it.error = vanished(it.path, it.to_path, d, actual);
       continue;
     }
     auto h = hash_entry(*it.from, s);
@@ -508,12 +492,9 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail(std::move(e));
   };
 
-  os::DirLock held;  // declared after the places: released before their descriptors close
-  if (!a.dry_run) {
-    auto locked = os::lock(from, &to);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail_undo(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
+  // Declared after the places: released before their descriptors close.
+  auto held = writer::lock_unless_dry(a.dry_run, from, &to);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail_undo(std::move(*e));
 
   auto src = os::look(from);
   if (auto* e = std::get_if<contract::Error>(&src)) return fail_undo(std::move(*e));
@@ -539,15 +520,7 @@ Json run(const Args& a, contract::Context& ctx) {
       landed = std::holds_alternative<std::string>(h) && std::get<std::string>(h) == *expect;
       if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
     }
-    if (!landed) {
-      contract::Error e = os::errno_error(ENOENT, a.path, "move");
-      if (d.kind != K::Missing) {
-        e.detail.set("destination", Json::bytes(to_path));
-        e.detail.set("destination_kind", kind_name(d.kind));
-        if (!actual.empty()) e.detail.set("destination_sha256", actual);
-      }
-      return fail_undo(std::move(e));
-    }
+    if (!landed) return fail_undo(vanished(a.path, to_path, d, actual));
     data.set("changed", false);
     if (a.dry_run) ctx.dry_run(Json::array());
     return data;
@@ -578,11 +551,6 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail_undo(std::move(e));
   }
 
-  auto parents_json = [](const std::vector<std::string>& dirs) {
-    Json list = Json::array();
-    for (auto& dir : dirs) list.push(Json::bytes(dir));
-    return list;
-  };
   if (a.dry_run) {
     Json planned = Json::array();
     for (auto& dir : to.missing)
@@ -591,12 +559,12 @@ Json run(const Args& a, contract::Context& ctx) {
                                {"from", Json::bytes(a.path)},
                                {"to", Json::bytes(to_path)},
                                {"kind", kind_name(s.kind)}}));
-    if (!to.missing.empty()) data.set("parents_created", parents_json(to.missing));
+    if (!to.missing.empty()) data.set("parents_created", writer::paths_json(to.missing));
     ctx.dry_run(std::move(planned));
     return data;
   }
   if (auto e = os::rename_noreplace(from, to)) return fail_undo(std::move(*e));
-  if (!to.created.empty()) data.set("parents_created", parents_json(to.created));
+  if (!to.created.empty()) data.set("parents_created", writer::paths_json(to.created));
   return data;
 }
 

@@ -33,10 +33,17 @@
 #include "text/edits.h"
 #include "text/eol.h"
 #include "text/near_miss.h"
+#include "text/replace.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
 using contract::Json;
+using text::Applied;
+using text::Finder;
+using text::Found;
+using text::newlines;
 
 struct Args {
   std::vector<std::string> paths;
@@ -73,9 +80,6 @@ void report(const Job& a, contract::Context& ctx, contract::Error e) {
     ctx.error(std::move(e));
 }
 
-constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
-constexpr uint64_t kDiffLinesCeiling = 1'000'000;
-
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
@@ -96,20 +100,11 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "a JSON list of {old, new, expect|all} applied in order, all or nothing"},
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits list (as --edits-file takes it) from standard input"},
-    {.name = "if-sha256", .kind = Kind::List, .bind = &Args::if_sha256, .value_name = "HEX",
-     .help = "the file's content must hash to HEX (SHA-256) or nothing is written; with "
-             "several PATHs, one per PATH in order"},
-    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
-     .help = "check everything and answer with the diff and planned_actions, changing nothing "
-             "(exit 9)"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
-     .help = "the largest file (and edits file) accepted (limit.input-too-large)",
-     .limit = true},
-    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
-     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
-     .help = "the most diff lines listed; past it diff_truncated is true",
-     .limit = true},
+    writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is "
+                            "written; with several PATHs, one per PATH in order"),
+    writer::dry_run<Args>(),
+    writer::max_bytes<Args>("the largest file (and edits file) accepted (limit.input-too-large)"),
+    writer::max_diff_lines<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -127,7 +122,7 @@ constexpr contract::Rule kRules[] = {
     {"io.is-a-directory"},
     {"io.read-failed"},
     {"io.write-failed"},
-    {"limit.input-too-large", Repairable::Sometimes},
+    writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
     {"precondition.count-mismatch"},
@@ -239,7 +234,7 @@ std::vector<size_t> operand_tokens(const contract::Context& ctx) {
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (const std::string& hex : a.if_sha256)
     if (!os::is_sha256_hex(hex)) {
-      errs.push_back(bad_value("if-sha256", "--if-sha256 must be 64 hex digits (a SHA-256)."));
+      errs.push_back(writer::bad_hex("if-sha256"));
       break;
     }
   if (!a.if_sha256.empty() && a.if_sha256.size() != a.paths.size())
@@ -319,57 +314,33 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 // for the edits list raises the cap enough for them too.
 uint64_t largest_target(const Args& a, contract::Context& ctx) {
   uint64_t need = 0;
-  for (const std::string& path : a.paths) {
-    auto placed = os::open_place(ctx.root_fd(), path, os::Parents::Refuse);
-    if (auto* p = std::get_if<os::Place>(&placed)) {
-      auto looked = os::look(*p);
-      if (auto* en = std::get_if<os::Entry>(&looked))
-        if (en->kind == os::Entry::Kind::File)
-          need = std::max(need, static_cast<uint64_t>(en->st.st_size));
-    }
-  }
+  for (const std::string& path : a.paths)
+    need = std::max(need, writer::file_size(ctx.root_fd(), path));
   return need;
-}
-
-contract::Error list_too_large(Json detail, std::string what, uint64_t size, bool exact,
-                               uint64_t max, uint64_t need, contract::Context& ctx) {
-  detail.set("bytes", size);
-  detail.set("exact", exact);
-  detail.set("max_bytes", max);
-  detail.set("ceiling", kMaxBytesCeiling);
-  contract::Error e =
-      contract::make_error("limit.input-too-large",
-                           what + " is " + (exact ? "" : "more than ") + std::to_string(size) +
-                               " bytes, past --max-bytes " + std::to_string(max) + ".",
-                           std::move(detail));
-  need = std::max(need, size);
-  if (exact && need <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-  } else {
-    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
-  }
-  return e;
 }
 
 // The edits list from standard input, at most --max-bytes (read to the ceiling to name its
 // size).
 std::optional<std::string> read_stdin(const Args& a, contract::Context& ctx) {
   std::string bytes;
-  const os::CappedRead r =
-      os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling, [&](std::string_view piece) {
-        bytes.append(piece);
-        return true;
-      });
+  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
+                                           [&](std::string_view piece) {
+                                             bytes.append(piece);
+                                             return true;
+                                           });
   if (r.error) {
     ctx.error(os::errno_error(r.error, "standard input", "read"));
     return std::nullopt;
   }
   if (r.total > a.max_bytes) {
-    const bool exact = r.total <= kMaxBytesCeiling;
-    ctx.error(list_too_large(Json::object({{"source", "stdin"}}), "standard input",
-                             exact ? r.total : kMaxBytesCeiling, exact, a.max_bytes,
-                             largest_target(a, ctx), ctx));
+    const bool exact = r.total <= writer::kMaxBytesCeiling;
+    ctx.error(writer::too_large({.where = Json::object({{"source", "stdin"}}),
+                                 .what = "standard input",
+                                 .bytes = exact ? r.total : writer::kMaxBytesCeiling,
+                                 .exact = exact,
+                                 .max_bytes = a.max_bytes,
+                                 .need = largest_target(a, ctx)},
+                                ctx));
     return std::nullopt;
   }
   return bytes;
@@ -392,185 +363,29 @@ std::optional<std::string> read_small(const std::string& path, const Args& a,
     return std::nullopt;
   }
   if (!std::get<os::Hashed>(hashed).kept) {
-    uint64_t size = std::get<os::Hashed>(hashed).bytes;
-    contract::Error e = contract::make_error(
-        "limit.input-too-large",
-        "'" + contract::printable(path) + "' is " + std::to_string(size) +
-            " bytes, past --max-bytes " + std::to_string(max) + ".",
-        Json::object({{"path", Json::bytes(path)}, {"bytes", size}, {"max_bytes", max},
-                      {"ceiling", kMaxBytesCeiling}}));
     // The targets are capped too: their sizes from lstat (nothing of them read), so that one
     // retry clears all.
-    const uint64_t need = std::max(size, largest_target(a, ctx));
-    if (need <= kMaxBytesCeiling) {
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-      e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-    } else {
-      e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
-    }
-    ctx.error(std::move(e));
+    ctx.error(writer::too_large({.where = Json::object({{"path", Json::bytes(path)}}),
+                                 .what = "'" + contract::printable(path) + "'",
+                                 .bytes = std::get<os::Hashed>(hashed).bytes,
+                                 .say_exact = false,
+                                 .max_bytes = max,
+                                 .need = largest_target(a, ctx),
+                                 .larger = "the file"},
+                                ctx));
     return std::nullopt;
   }
   return bytes;
 }
 
-// --- Finding: the file's own bytes, in windows ----------------------------------------------
-
-struct Found {
-  uint64_t pos;   // byte offset in the file
-  uint64_t line;  // 0-based line it starts on
-};
-
-// Every occurrence of a needle (raw_form) in bytes that arrive in windows, overlapping ones
-// included, with its line. In a CRLF file a match whose last byte is the '\r' of a "\r\n" is
-// not one (see raw_form); a match that starts inside the BOM is not in the text matched.
-class Finder {
- public:
-  Finder(std::string needle, bool crlf) : needle_(std::move(needle)), crlf_(crlf) {}
-  void skip_below(uint64_t pos) { skip_ = pos; }
-  // w holds the bytes [base, base + w.size()) of the text, lines_at_base '\n's come before
-  // it; eof: nothing follows them. Precondition: base <= keep_from(). Lines are counted from
-  // the window's start to each match only: a finder that finds nothing counts nothing (the
-  // caller counts every '\n' once, for all finders).
-  void scan(std::string_view w, uint64_t base, uint64_t lines_at_base, bool eof) {
-    if (counted_ < base) {
-      counted_ = base;
-      lines_ = lines_at_base;
-    }
-    const bool lookahead = crlf_ && needle_.back() == '\r';
-    size_t from = static_cast<size_t>(next_ - base);
-    while (true) {
-      const size_t k = w.find(needle_, from);
-      if (k == std::string_view::npos) {
-        // A match may still start in the last size-1 bytes, once more arrive.
-        size_t next = eof ? w.size()
-                          : std::max(from, w.size() >= needle_.size() ? w.size() - needle_.size() + 1
-                                                                       : size_t{0});
-        next_ = base + next;
-        return;
-      }
-      const size_t end = k + needle_.size();
-      if (lookahead) {
-        if (end == w.size() && !eof) {  // whether a '\n' follows is not known yet
-          next_ = base + k;
-          return;
-        }
-        if (end < w.size() && w[end] == '\n') {
-          from = k + 1;
-          continue;
-        }
-      }
-      if (base + k >= skip_) {
-        count_to(w, base, base + k);
-        found.push_back({base + k, lines_});
-      }
-      from = k + 1;
-    }
-  }
-  // The first byte this finder still needs to see again.
-  uint64_t keep_from() const { return next_; }
-  const std::string& needle() const { return needle_; }
-  bool crlf() const { return crlf_; }
-  std::vector<Found> found;
-
- private:
-  void count_to(std::string_view w, uint64_t base, uint64_t pos) {
-    if (pos <= counted_) return;
-    lines_ += static_cast<uint64_t>(std::count(w.begin() + static_cast<long>(counted_ - base),
-                                               w.begin() + static_cast<long>(pos - base), '\n'));
-    counted_ = pos;
-  }
-  std::string needle_;
-  bool crlf_;
-  uint64_t skip_ = 0, next_ = 0, counted_ = 0, lines_ = 0;
-};
-
-struct Applied {
-  uint64_t replacements = 0;
-  bool already = false;
-};
-
-// Whether one edit applies, from where its old and new texts occur (raw forms of old_len and
-// new_len bytes), or the error that refuses the whole batch. `near` is asked for only when the
-// old text occurs nowhere.
-std::variant<Applied, contract::Error> decide(const text::ReplaceEdit& e, size_t old_len,
-                                              size_t new_len, const std::vector<Found>& at,
-                                              const std::vector<Found>& fresh, int64_t index,
-                                              const std::function<Json()>& near) {
-  // Occurrences of old inside an occurrence of new are what an earlier identical call left
-  // ("foo" -> "foobar"): they are not live, so the second call sees the change as done. All
-  // occurrences of new have one length, so the last one starting at or before p is the one
-  // reaching furthest.
-  size_t live = 0;
-  for (size_t i = 0, q = 0; i < at.size(); ++i) {
-    while (q < fresh.size() && fresh[q].pos <= at[i].pos) ++q;
-    const bool inside = q > 0 && at[i].pos + old_len <= fresh[q - 1].pos + new_len;
-    if (!inside) ++live;
-  }
-  auto count_ok = [&](size_t n) { return e.all ? n >= 1 : n == e.expect; };
-  if (live == 0 && !fresh.empty() && count_ok(fresh.size())) return Applied{0, true};
-
-  bool overlapping = false;
-  for (size_t i = 1; i < at.size(); ++i)
-    if (at[i].pos < at[i - 1].pos + old_len) overlapping = true;
-  if (!count_ok(at.size()) || overlapping) {
-    Json lines = Json::array();
-    for (const Found& f : at) lines.push(f.line + 1);
-    Json detail = Json::object({{"expected", e.all ? Json(nullptr) : Json(e.expect)},
-                                {"all", e.all},
-                                {"found", at.size()},
-                                {"lines", std::move(lines)},
-                                {"overlapping", overlapping}});
-    if (index >= 0) detail.set("index", index);
-    std::string what = e.all ? "at least 1" : std::to_string(e.expect);
-    std::string message =
-        overlapping && count_ok(at.size())
-            ? "the text occurs " + std::to_string(at.size()) +
-                  " times but the occurrences overlap, so which to replace is ambiguous; nothing "
-                  "was written."
-            : "the text occurs " + std::to_string(at.size()) + " times, not " + what +
-                  "; nothing was written.";
-    if (at.empty()) detail.set("near", near());
-    contract::Error err = contract::make_error("precondition.count-mismatch", message, std::move(detail));
-    err.repair = contract::Repair::none(
-        at.empty() ? "the text is not there: quote it exactly (detail.near lists close matches)"
-                   : "choose a longer --old that names only the intended places, or the count "
-                     "the caller really means");
-    return err;
-  }
-  return Applied{at.size(), false};
-}
-
-// `text` with the old_len bytes at each of `at` replaced by `repl` (positions relative to
-// `offset`), appended to out.
-void splice(std::string_view text, uint64_t offset, const Found* at, size_t n, size_t old_len,
-            std::string_view repl, std::string& out) {
-  size_t pos = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t p = static_cast<size_t>(at[k].pos - offset);
-    out.append(text.substr(pos, p - pos));
-    out += repl;
-    pos = p + old_len;
-  }
-  out.append(text.substr(pos));
-}
-
-uint64_t newlines(std::string_view s) { return static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n')); }
-
 contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) {
-  contract::Error e = contract::make_error(
-      "limit.input-too-large",
-      "'" + contract::printable(a.path) + "' is " + std::to_string(bytes) +
-          " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
-      Json::object({{"path", Json::bytes(a.path)}, {"bytes", bytes},
-                    {"max_bytes", a.max_bytes}, {"ceiling", kMaxBytesCeiling}}));
-  if (bytes <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(bytes)));
-    e.hint = "retry with --max-bytes " + std::to_string(bytes) + ".";
-  } else {
-    e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
-  }
-  return e;
+  return writer::too_large({.where = Json::object({{"path", Json::bytes(a.path)}}),
+                            .what = "'" + contract::printable(a.path) + "'",
+                            .bytes = bytes,
+                            .say_exact = false,
+                            .max_bytes = a.max_bytes,
+                            .larger = "the file"},
+                           ctx);
 }
 
 // Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
@@ -599,22 +414,13 @@ Json answer(const Job& a, const os::Place& place, contract::Context& ctx, bool c
                             {"diff", text::diff_json(d)},
                             {"diff_truncated", d.truncated}});
   if (a.dry_run) {
-    Json planned = changed ? os::planned_write(place, a.path, before, after, bytes)
-                           : Json::array();
+    Json planned = writer::planned(place, a.path, changed, before, after, bytes);
     if (a.planned)
       for (const Json& step : planned.items()) a.planned->push(step);
     else
       ctx.dry_run(std::move(planned));
   }
   return data;
-}
-
-os::CommitOptions commit_options(const os::Opened& file) {
-  os::CommitOptions copt;
-  copt.replace = os::Replace::Allow;
-  copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-  copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
-  return copt;
 }
 
 // --- One edit: the file streamed, never held whole -------------------------------------------
@@ -735,7 +541,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
       new_f >= 0 ? finders[static_cast<size_t>(new_f)].found : kNone;
   const std::string old_raw = text::raw_form(e.old_text, crlf), new_raw = text::raw_form(e.new_text, crlf);
 
-  auto decided = decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
+  auto decided = text::decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
     // An error path: the file is read whole here (it is within --max-bytes), once.
     os::Bytes text;
     auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
@@ -765,14 +571,16 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   // old one's final '\n' joins it to the next), regions that touch joined into one.
   const size_t ctx_lines = opt.context;
   std::vector<char> scratch(64 * 1024);
-  // The offset just after the n-th '\n' before pos (0 if there are fewer), and how many '\n'
-  // lie between it and pos.
-  auto back = [&](uint64_t pos, size_t n) -> std::variant<std::pair<uint64_t, uint64_t>, contract::Error> {
+  std::optional<contract::Error> read_error;
+  auto back = [&](uint64_t pos, size_t n) -> std::optional<std::pair<uint64_t, uint64_t>> {
     uint64_t end = pos, seen = 0;
     while (end > 0) {
       const uint64_t start = end - std::min<uint64_t>(end, scratch.size());
       long long got = os::pread_full(fd, scratch.data(), static_cast<size_t>(end - start), start);
-      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
+      if (got < 0) {
+        read_error = os::errno_error(static_cast<int>(-got), a.path, "read");
+        return std::nullopt;
+      }
       for (size_t i = static_cast<size_t>(got); i-- > 0;)
         if (scratch[i] == '\n' && ++seen == n) return std::pair(start + i + 1, seen - 1);
       if (static_cast<uint64_t>(got) < end - start) break;  // shrank meanwhile: pass 2 tells
@@ -780,48 +588,27 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
     }
     return std::pair(uint64_t{0}, seen);
   };
-  // The offset just after the n-th '\n' at or after pos, or the end of the file.
-  auto forward = [&](uint64_t pos, size_t n) -> std::variant<uint64_t, contract::Error> {
+  auto forward = [&](uint64_t pos, size_t n) -> std::optional<uint64_t> {
     size_t seen = 0;
     for (uint64_t at_ = pos;;) {
       long long got = os::pread_full(fd, scratch.data(), scratch.size(), at_);
-      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
+      if (got < 0) {
+        read_error = os::errno_error(static_cast<int>(-got), a.path, "read");
+        return std::nullopt;
+      }
       for (size_t i = 0; i < static_cast<size_t>(got); ++i)
         if (scratch[i] == '\n' && ++seen == n) return at_ + i + 1;
       at_ += static_cast<uint64_t>(got);
       if (static_cast<size_t>(got) < scratch.size()) return at_;
     }
   };
-  struct Region {
-    uint64_t start, end, line;  // bytes [start, end) of the file, line: 0-based of start
-    size_t first, last;         // the occurrences in it: at[first, last)
-  };
-  std::vector<Region> regions;
-  for (size_t k = 0; k < at.size(); ++k) {
-    const uint64_t q = at[k].pos;
-    auto fwd = forward(q + old_raw.size(), ctx_lines + 1);
-    if (auto* err = std::get_if<contract::Error>(&fwd)) return fail(std::move(*err));
-    const uint64_t end = std::get<uint64_t>(fwd);
-    if (!regions.empty() && q < regions.back().end) {  // inside the last region: it grows
-      regions.back().end = std::max(regions.back().end, end);
-      regions.back().last = k + 1;
-      continue;
-    }
-    auto bk = back(q, ctx_lines + 1);
-    if (auto* err = std::get_if<contract::Error>(&bk)) return fail(std::move(*err));
-    const auto [start, between] = std::get<std::pair<uint64_t, uint64_t>>(bk);
-    if (!regions.empty() && start <= regions.back().end) {  // touching: one region
-      regions.back().end = std::max(regions.back().end, end);
-      regions.back().last = k + 1;
-    } else {
-      regions.push_back({start, end, at[k].line - between, k, k + 1});
-    }
-  }
+  const auto regions = text::regions(at, old_raw.size(), ctx_lines, back, forward);
+  if (!regions) return fail(std::move(*read_error));
   text::DiffBuilder diff(opt);
   {
     const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
     int64_t delta = 0;  // lines the new file has more than the old before the region
-    for (const Region& r : regions) {
+    for (const text::Region& r : *regions) {
       os::Bytes old_region;
       if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
         return fail(os::errno_error(ENOMEM, a.path, "read"));
@@ -830,8 +617,8 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
       if (static_cast<uint64_t>(got) != r.end - r.start) return fail(changed_meanwhile(a));
       old_region.set_size(static_cast<size_t>(got));
       std::string new_region;
-      splice(old_region.view(), r.start, &at[r.first], r.last - r.first, old_raw.size(), new_raw,
-             new_region);
+      text::splice(old_region.view(), r.start, &at[r.first], r.last - r.first, old_raw.size(),
+                   new_raw, new_region);
       diff.add(old_region.view(), new_region, r.line,
                static_cast<uint64_t>(static_cast<int64_t>(r.line) + delta));
       delta += shift * static_cast<int64_t>(r.last - r.first);
@@ -841,7 +628,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   // Pass 2: the file again, the occurrences replaced, into the temporary file.
   std::optional<os::TempFile> tmp;
   if (!a.dry_run) {
-    auto made = os::TempFile::create(place, commit_options(file));
+    auto made = os::TempFile::create(place, writer::replacing(file.st));
     if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
     tmp.emplace(std::move(std::get<os::TempFile>(made)));
   }
@@ -859,8 +646,7 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
     new_size += piece.size();
     if (tmp) write_error = tmp->write(piece);
   };
-  size_t next = 0;        // the next occurrence to replace
-  uint64_t resume = 0;    // bytes before this are written (or replaced)
+  text::Splicer splicer(at, old_raw.size(), new_raw);
   uint64_t pos = 0;
   win.set_size(0);
   for (bool eof = false; !eof && !write_error;) {
@@ -869,20 +655,11 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
     const std::string_view chunk(win.data(), static_cast<size_t>(n));
     eof = static_cast<size_t>(n) < kWindow;
     check2.update(chunk);
-    const uint64_t chunk_end = pos + static_cast<uint64_t>(n);
-    uint64_t cur = std::max(pos, resume);
-    while (next < at.size() && at[next].pos < chunk_end) {
-      const uint64_t q = at[next++].pos;
-      if (q > cur) emit(chunk.substr(static_cast<size_t>(cur - pos), static_cast<size_t>(q - cur)));
-      emit(new_raw);
-      resume = q + old_raw.size();
-      cur = std::min(resume, chunk_end);
-    }
-    if (cur < chunk_end) emit(chunk.substr(static_cast<size_t>(cur - pos)));
-    pos = chunk_end;
+    splicer.feed(chunk, pos, emit);
+    pos += static_cast<uint64_t>(n);
   }
   if (write_error) return fail(std::move(*write_error));
-  if (check2.digest() != check1.digest() || next != at.size() || pos != total)
+  if (check2.digest() != check1.digest() || !splicer.done() || pos != total)
     return fail(changed_meanwhile(a));
   const std::string after = after_hash.hex();
   Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
@@ -932,9 +709,9 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
       f->scan(text, 0, 0, true);
     }
     static const std::vector<Found> kNone;
-    auto decided = decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
-                          fn ? fn->found : kNone, static_cast<int64_t>(i),
-                          [&] { return text::near_of(text, bom, eol, e.old_text); });
+    auto decided = text::decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
+                                fn ? fn->found : kNone, static_cast<int64_t>(i),
+                                [&] { return text::near_of(text, bom, eol, e.old_text); });
     if (auto* err = std::get_if<contract::Error>(&decided)) {
       err->detail.set("path", Json::bytes(a.path));
       err->detail.set("actual_sha256", before);
@@ -946,8 +723,8 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
     if (ap.replacements == 0) continue;
     std::string next;
     next.reserve(text.size());
-    splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
-           fn ? std::string_view(fn->needle()) : std::string_view(), next);
+    text::splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
+                 fn ? std::string_view(fn->needle()) : std::string_view(), next);
     text_owned = std::move(next);
     text = text_owned;
   }
@@ -962,18 +739,9 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
   Json data = answer(a, place, ctx, changed, all_already, replacements, before, after,
                      text.size(), text::diff_lines(old.view(), text, opt));
   if (!a.dry_run && changed)
-    if (auto err = os::commit_file(place, text, commit_options(file))) return fail(std::move(*err));
+    if (auto err = os::commit_file(place, text, writer::replacing(file.st)))
+      return fail(std::move(*err));
   return data;
-}
-
-// The file at a place, opened for reading under the lock: io.not-found, or the wrong kind.
-os::Result<os::Opened> open_target(const os::Place& place, const std::string& path) {
-  auto looked = os::look(place);
-  if (auto* e = std::get_if<contract::Error>(&looked)) return std::move(*e);
-  const os::Entry& entry = std::get<os::Entry>(looked);
-  if (entry.kind == os::Entry::Kind::Missing) return os::errno_error(ENOENT, path, "open");
-  if (entry.kind != os::Entry::Kind::File) return os::wrong_kind(place, entry);
-  return os::open_existing(place);
 }
 
 // One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
@@ -998,13 +766,9 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
   auto placed = os::open_place(ctx.root_fd(), job.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
-  os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
-  if (!a.dry_run) {
-    auto locked = os::lock(place);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
-  auto opened = open_target(place, job.path);
+  auto held = writer::lock_unless_dry(a.dry_run, place);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
+  auto opened = writer::open_file(place, job.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   return apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
 }
@@ -1041,43 +805,28 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     else
       it.place.emplace(std::move(std::get<os::Place>(placed)));
   }
-  // Every directory once, in (device, inode) order as os::lock orders two.
+  std::vector<const os::Place*> places;
+  for (const Item& it : items) places.push_back(it.place ? &*it.place : nullptr);
+  // Every directory once (writer::lock_each says in which order).
   std::vector<os::DirLock> held;  // declared after the items: released before they close
   if (!a.dry_run) {
-    std::vector<const os::Place*> dirs;
-    for (const Item& it : items)
-      if (it.place) dirs.push_back(&*it.place);
-    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
-    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
-    dirs.erase(
-        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
-        dirs.end());
-    for (const os::Place* d : dirs) {
-      auto locked = os::lock(*d);
-      if (auto* e = std::get_if<contract::Error>(&locked)) {
-        ctx.error(std::move(*e));
-        return nullptr;
-      }
-      held.push_back(std::move(std::get<os::DirLock>(locked)));
+    auto locked = writer::lock_each(places);
+    if (auto* e = std::get_if<contract::Error>(&locked)) {
+      ctx.error(std::move(*e));
+      return nullptr;
     }
+    held = std::move(std::get<std::vector<os::DirLock>>(locked));
   }
   // Two spellings of one name (an absolute and a relative path without --root) would be
   // checked twice against the same bytes and the second write would then find the first's:
   // refused as a path named twice, and then nothing is read. (Two hard links are two names:
   // each is replaced, as one call each would.)
-  using Id = std::tuple<dev_t, ino_t, std::string>;
-  std::vector<std::pair<Id, const Item*>> seen;
+  const std::vector<std::optional<size_t>> before = writer::named_before(places);
   bool twice = false;
-  for (Item& it : items) {
-    if (!it.place) continue;
-    Id id{it.place->dir_st.st_dev, it.place->dir_st.st_ino, it.place->name};
-    const auto first =
-        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
-    if (first == seen.end()) {
-      seen.emplace_back(std::move(id), &it);
-      continue;
-    }
-    const std::string& other = first->second->job.path;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!before[i]) continue;
+    Item& it = items[i];
+    const std::string& other = items[*before[i]].job.path;
     contract::Error e = contract::make_error(
         "args.conflict",
         "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
@@ -1089,7 +838,7 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   }
   for (Item& it : items) {
     if (!it.place || twice) continue;
-    auto opened = open_target(*it.place, it.job.path);
+    auto opened = writer::open_file(*it.place, it.job.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) {
       it.errors.push_back(std::move(*e));
       continue;
@@ -1127,10 +876,8 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   if (refused) {
     for (Item& it : items)
       for (contract::Error& e : it.errors) {
-        if (e.rule == "limit.input-too-large" && need <= kMaxBytesCeiling) {
-          e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-          e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-        }
+        if (e.rule == "limit.input-too-large" && need <= writer::kMaxBytesCeiling)
+          writer::retry_max_bytes(e, need, true, "", ctx);
         ctx.error(std::move(e));
       }
     return answer_all();  // the files that passed their checks; none written
@@ -1150,7 +897,7 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     job.must_be = it.data.get("before_sha256")->str();
     std::vector<contract::Error> errors;
     job.errors = &errors;
-    auto opened = open_target(*it.place, job.path);
+    auto opened = writer::open_file(*it.place, job.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) errors.push_back(std::move(*e));
     Json data = errors.empty()
                     ? apply(job, ctx, *it.place, std::get<os::Opened>(opened), edits, listed)
@@ -1205,9 +952,7 @@ void render_one(const Json& data, std::string& out) {
   if (const Json* written = data.get("written"))
     if (data.get("changed")->as_bool() && !written->as_bool()) out += " (not written)";
   out += ", sha256 " + data.get("after_sha256")->str() + "\n";
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+  writer::render_diff_of(data, out);
 }
 
 void render_text(const Json& data, std::string& out, const contract::Drain&) {

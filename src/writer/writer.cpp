@@ -1,0 +1,132 @@
+// writer.cpp — see writer.h.
+#include "writer/writer.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "text/diff.h"
+#include "writer/table.h"
+
+namespace writer {
+
+using contract::Json;
+
+contract::Error too_large(const Oversize& o, const contract::Context& ctx) {
+  Json detail = o.where;
+  detail.set("bytes", o.bytes);
+  if (o.say_exact) detail.set("exact", o.exact);
+  detail.set("max_bytes", o.max_bytes);
+  detail.set("ceiling", kMaxBytesCeiling);
+  contract::Error e = contract::make_error(
+      "limit.input-too-large",
+      o.what + " is " + (o.exact ? "" : "more than ") + std::to_string(o.bytes) +
+          " bytes, past --max-bytes " + std::to_string(o.max_bytes) + ".",
+      std::move(detail));
+  retry_max_bytes(e, std::max(o.need, o.bytes), o.exact, o.larger, ctx);
+  return e;
+}
+
+void retry_max_bytes(contract::Error& e, uint64_t need, bool exact, std::string_view larger,
+                     const contract::Context& ctx) {
+  if (exact && need <= kMaxBytesCeiling) {
+    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
+    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
+  } else {
+    e.repair =
+        contract::Repair::none(std::string(larger) + " is larger than the ceiling of --max-bytes");
+  }
+}
+
+contract::Error bad_hex(std::string_view flag, const std::string* value) {
+  Json detail = Json::object({{"flag", flag}});
+  if (value) detail.set("value", Json::bytes(*value));
+  return contract::make_error("args.bad-value",
+                              "--" + std::string(flag) + " must be 64 hex digits (a SHA-256).",
+                              std::move(detail));
+}
+
+os::Result<os::DirLock> lock_unless_dry(bool dry_run, const os::Place& a, const os::Place* b) {
+  if (dry_run) return os::DirLock();
+  return os::lock(a, b);
+}
+
+os::Result<std::vector<os::DirLock>> lock_each(std::vector<const os::Place*> places) {
+  std::erase(places, nullptr);
+  auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
+  std::sort(places.begin(), places.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
+  places.erase(
+      std::unique(places.begin(), places.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
+      places.end());
+  std::vector<os::DirLock> held;
+  for (const os::Place* d : places) {
+    auto locked = os::lock(*d);
+    if (auto* e = std::get_if<contract::Error>(&locked)) return std::move(*e);
+    held.push_back(std::move(std::get<os::DirLock>(locked)));
+  }
+  return held;
+}
+
+std::vector<std::optional<size_t>> named_before(std::span<const os::Place* const> places) {
+  using Id = std::tuple<dev_t, ino_t, std::string_view>;
+  std::vector<std::pair<Id, size_t>> seen;
+  std::vector<std::optional<size_t>> out(places.size());
+  for (size_t i = 0; i < places.size(); ++i) {
+    const os::Place* p = places[i];
+    if (!p) continue;
+    Id id{p->dir_st.st_dev, p->dir_st.st_ino, p->name};
+    auto first =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
+    if (first == seen.end())
+      seen.emplace_back(id, i);
+    else
+      out[i] = first->second;
+  }
+  return out;
+}
+
+os::Result<os::Opened> open_file(const os::Place& place, const std::string& path) {
+  auto looked = os::look(place);
+  if (auto* e = std::get_if<contract::Error>(&looked)) return std::move(*e);
+  const os::Entry& entry = std::get<os::Entry>(looked);
+  if (entry.kind == os::Entry::Kind::Missing) return os::errno_error(ENOENT, path, "open");
+  if (entry.kind != os::Entry::Kind::File) return os::wrong_kind(place, entry);
+  return os::open_existing(place);
+}
+
+uint64_t file_size(int root_fd, const std::string& path) {
+  auto placed = os::open_place(root_fd, path, os::Parents::Refuse);
+  if (auto* p = std::get_if<os::Place>(&placed)) {
+    auto looked = os::look(*p);
+    if (auto* en = std::get_if<os::Entry>(&looked))
+      if (en->kind == os::Entry::Kind::File) return static_cast<uint64_t>(en->st.st_size);
+  }
+  return 0;
+}
+
+os::CommitOptions replacing(const struct stat& st) {
+  os::CommitOptions copt;
+  copt.replace = os::Replace::Allow;
+  copt.mode = st.st_mode & 01777;  // set-id bits do not survive a content change
+  copt.owner = std::pair(st.st_uid, st.st_gid);
+  return copt;
+}
+
+Json planned(const os::Place& place, const std::string& path, bool changed,
+             const std::string& before, const std::string& after, uint64_t bytes) {
+  return changed ? os::planned_write(place, path, before, after, bytes) : Json::array();
+}
+
+Json paths_json(const std::vector<std::string>& paths) {
+  Json list = Json::array();
+  for (const std::string& p : paths) list.push(Json::bytes(p));
+  return list;
+}
+
+void render_diff_of(const Json& data, std::string& out) {
+  const Json* diff = data.get("diff");
+  if (diff && !diff->is_null()) text::render_diff(*diff, out);
+  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+}
+
+}  // namespace writer
