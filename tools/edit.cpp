@@ -142,49 +142,6 @@ contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint
                            ctx);
 }
 
-// The edits list, from stdin or --edits-file, at most max_bytes.
-// Past the cap, *over is set to the size (0: past the ceiling) and nothing is returned: the
-// error waits until the target's size is known, so its retry raises the cap enough for both.
-std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uint64_t& over) {
-  std::string bytes;
-  if (a.edits_file) {
-    auto opened = os::open_read(ctx.root_fd(), *a.edits_file, os::Want::File, *a.edits_file);
-    if (auto* e = std::get_if<contract::Error>(&opened)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), *a.edits_file, &bytes,
-                                a.max_bytes);
-    if (auto* e = std::get_if<contract::Error>(&hashed)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    if (!std::get<os::Hashed>(hashed).kept) {
-      over = std::get<os::Hashed>(hashed).bytes;
-      return std::nullopt;
-    }
-    return bytes;
-  }
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
-                                           [&](std::string_view piece) {
-                                             bytes.append(piece);
-                                             return true;
-                                           });
-  if (r.error) {
-    ctx.error(os::errno_error(r.error, "standard input", "read"));
-    return std::nullopt;
-  }
-  if (r.total > writer::kMaxBytesCeiling) {
-    ctx.error(too_large("standard input", writer::kMaxBytesCeiling, false, a.max_bytes, ctx));
-    return std::nullopt;
-  }
-  if (r.total > a.max_bytes) {
-    over = r.total;
-    return std::nullopt;
-  }
-  return bytes;
-}
-
 struct Line {
   std::string_view raw;  // without '\n', '\r' kept; line 1 without the BOM
   bool newline = true;
@@ -243,14 +200,14 @@ Json run(const Args& a, contract::Context& ctx) {
     return Json(nullptr);
   };
   const std::string source = a.edits_file ? *a.edits_file : std::string("-");
-  uint64_t over = 0;
-  auto raw = read_edits(a, ctx, over);
-  if (!raw) {
-    if (!over) return nullptr;
-    // The target's size from lstat (nothing of it is read), so one retry clears both caps.
-    const uint64_t target = writer::file_size(ctx.root_fd(), a.path);
-    return fail(too_large(source, over, true, a.max_bytes, ctx, target));
-  }
+  // Past --max-bytes, the retry raises the cap for the target too (its size from lstat,
+  // nothing of it read), so one retry clears both.
+  auto raw = writer::read_input(a.edits_file, a.max_bytes, ctx, [&](uint64_t size, bool exact) {
+    if (!exact) return too_large("standard input", size, false, a.max_bytes, ctx);
+    return too_large(source, size, true, a.max_bytes, ctx,
+                     writer::file_size(ctx.root_fd(), a.path));
+  });
+  if (!raw) return nullptr;
   auto parsed = text::parse_line_edits(*raw);
   if (auto* pe = std::get_if<text::EditsError>(&parsed)) {
     if (pe->kind == text::EditsError::Kind::Syntax)

@@ -328,28 +328,23 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
     it.to.emplace(std::move(std::get<os::Place>(to)));
   }
 
+  // Every directory locked once; declared after the items: released before they close. Two
+  // spellings of one name (an absolute and a relative path without --root) would be checked
+  // twice and renamed once: refused as a path named twice, before anything is hashed. (Two
+  // hard links are two names: each is removed.)
   std::vector<const os::Place*> places;
   for (const Item& it : items) places.push_back(it.from ? &*it.from : nullptr);
-  // Every directory once (writer::lock_each says in which order).
-  std::vector<os::DirLock> held;  // declared after the items: released before they close
-  if (!a.dry_run) {
-    auto locked = writer::lock_each(places);
-    if (auto* e = std::get_if<contract::Error>(&locked)) {
-      ctx.error(std::move(*e));
-      return nullptr;
-    }
-    held = std::move(std::get<std::vector<os::DirLock>>(locked));
+  auto held = writer::hold_all(places, a.dry_run);
+  if (auto* e = std::get_if<contract::Error>(&held)) {
+    ctx.error(std::move(*e));
+    return nullptr;
   }
-
-  // Two spellings of one name (an absolute and a relative path without --root) would be
-  // checked twice and renamed once: refused as a path named twice, before anything is hashed.
-  // (Two hard links are two names: each is removed.)
-  const std::vector<std::optional<size_t>> before = writer::named_before(places);
   bool twice = false;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (!before[i]) continue;
+    const std::optional<size_t> same_as = std::get<writer::Held>(held).same_as[i];
+    if (!same_as) continue;
     Item& it = items[i];
-    const std::string& other = items[*before[i]].path;
+    const std::string& other = items[*same_as].path;
     contract::Error e = contract::make_error(
         "args.conflict",
         "'" + contract::printable(it.path) + "' is '" + contract::printable(other) + "' again.",

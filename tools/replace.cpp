@@ -17,13 +17,9 @@
 // bytes, the caller's texts put in the file's line-ending form (raw_form), not on a converted
 // copy of the file.
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
-#include <cstring>
-#include <functional>
 #include <optional>
-#include <tuple>
 
 #include "contract/main.h"
 #include "os/atomic.h"
@@ -34,6 +30,7 @@
 #include "text/eol.h"
 #include "text/near_miss.h"
 #include "text/replace.h"
+#include "writer/replace_stream.h"
 #include "writer/table.h"
 #include "writer/writer.h"
 
@@ -43,7 +40,6 @@ using contract::Json;
 using text::Applied;
 using text::Finder;
 using text::Found;
-using text::newlines;
 
 struct Args {
   std::vector<std::string> paths;
@@ -201,36 +197,6 @@ contract::Error bad_value(std::string flag, std::string message) {
                               Json::object({{"flag", std::move(flag)}}));
 }
 
-// The argv indices of the operands (the argv parsed cleanly: every token is a flag, a flag's
-// value, "--", or an operand).
-std::vector<size_t> operand_tokens(const contract::Context& ctx) {
-  const std::vector<std::string>& argv = ctx.argv();
-  std::vector<size_t> out;
-  bool ended = false;
-  for (size_t i = 1; i < argv.size(); ++i) {
-    const std::string& t = argv[i];
-    if (ended || t.size() < 2 || t[0] != '-') {
-      out.push_back(i);
-    } else if (t == "--") {
-      ended = true;
-    } else if (t[1] == '-') {
-      if (t.find('=') != std::string::npos) continue;
-      for (const contract::FlagInfo& f : ctx.flags_)
-        if (f.name == std::string_view(t).substr(2) && f.kind != Kind::Bool) ++i;
-    } else {
-      for (size_t j = 1; j < t.size(); ++j) {
-        auto f = std::find_if(ctx.flags_.begin(), ctx.flags_.end(),
-                              [&](const contract::FlagInfo& x) { return x.short_name == t[j]; });
-        if (f != ctx.flags_.end() && f->kind != Kind::Bool) {
-          if (j + 1 == t.size()) ++i;
-          break;
-        }
-      }
-    }
-  }
-  return out;
-}
-
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (const std::string& hex : a.if_sha256)
     if (!os::is_sha256_hex(hex)) {
@@ -254,7 +220,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
           a.paths.begin() + static_cast<long>(i))
         later.push_back(i);
     if (!later.empty()) {
-      const std::vector<size_t> tokens = operand_tokens(ctx);
+      const std::vector<size_t> tokens = writer::operand_tokens(ctx);
       for (size_t i : later) {
         contract::Error e = contract::make_error(
             "args.conflict", "'" + contract::printable(a.paths[i]) + "' is named more than once.",
@@ -319,63 +285,28 @@ uint64_t largest_target(const Args& a, contract::Context& ctx) {
   return need;
 }
 
-// The edits list from standard input, at most --max-bytes (read to the ceiling to name its
-// size).
-std::optional<std::string> read_stdin(const Args& a, contract::Context& ctx) {
-  std::string bytes;
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
-                                           [&](std::string_view piece) {
-                                             bytes.append(piece);
-                                             return true;
-                                           });
-  if (r.error) {
-    ctx.error(os::errno_error(r.error, "standard input", "read"));
-    return std::nullopt;
-  }
-  if (r.total > a.max_bytes) {
-    const bool exact = r.total <= writer::kMaxBytesCeiling;
-    ctx.error(writer::too_large({.where = Json::object({{"source", "stdin"}}),
-                                 .what = "standard input",
-                                 .bytes = exact ? r.total : writer::kMaxBytesCeiling,
-                                 .exact = exact,
-                                 .max_bytes = a.max_bytes,
-                                 .need = largest_target(a, ctx)},
-                                ctx));
-    return std::nullopt;
-  }
-  return bytes;
-}
-
-// Reads a whole small file (the edits list) beneath the root, at most max bytes.
-std::optional<std::string> read_small(const std::string& path, const Args& a,
-                                      contract::Context& ctx) {
-  const uint64_t max = a.max_bytes;
-  auto opened = os::open_read(ctx.root_fd(), path, os::Want::File, path);
-  if (auto* e = std::get_if<contract::Error>(&opened)) {
-    ctx.error(std::move(*e));
-    return std::nullopt;
-  }
-  auto& f = std::get<os::Opened>(opened);
-  std::string bytes;
-  auto hashed = os::sha256_fd(f.fd.get(), path, &bytes, max);
-  if (auto* e = std::get_if<contract::Error>(&hashed)) {
-    ctx.error(std::move(*e));
-    return std::nullopt;
-  }
-  if (!std::get<os::Hashed>(hashed).kept) {
-    // The targets are capped too: their sizes from lstat (nothing of them read), so that one
-    // retry clears all.
-    ctx.error(writer::too_large({.where = Json::object({{"path", Json::bytes(path)}}),
-                                 .what = "'" + contract::printable(path) + "'",
-                                 .bytes = std::get<os::Hashed>(hashed).bytes,
-                                 .say_exact = false,
-                                 .max_bytes = max,
-                                 .need = largest_target(a, ctx),
-                                 .larger = "the file"},
-                                ctx));
-    return std::nullopt;
-  }
-  return bytes;
+// The edits list (--edits-file, or --stdin), at most --max-bytes. The targets are capped too:
+// past it, the retry raises the cap for the largest of them as well (their sizes from lstat,
+// nothing of them read), so that one retry clears all.
+std::optional<std::string> read_edits(const Args& a, contract::Context& ctx) {
+  return writer::read_input(a.edits_file, a.max_bytes, ctx, [&](uint64_t size, bool exact) {
+    if (!a.edits_file)
+      return writer::too_large({.where = Json::object({{"source", "stdin"}}),
+                                .what = "standard input",
+                                .bytes = size,
+                                .exact = exact,
+                                .max_bytes = a.max_bytes,
+                                .need = largest_target(a, ctx)},
+                               ctx);
+    return writer::too_large({.where = Json::object({{"path", Json::bytes(*a.edits_file)}}),
+                              .what = "'" + contract::printable(*a.edits_file) + "'",
+                              .bytes = size,
+                              .say_exact = false,
+                              .max_bytes = a.max_bytes,
+                              .need = largest_target(a, ctx),
+                              .larger = "the file"},
+                             ctx);
+  });
 }
 
 contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) {
@@ -386,19 +317,6 @@ contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) 
                             .max_bytes = a.max_bytes,
                             .larger = "the file"},
                            ctx);
-}
-
-// Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
-// file meanwhile. Refused rather than splice at offsets found in other bytes.
-contract::Error changed_meanwhile(const Job& a) {
-  contract::Error err = contract::make_error(
-      "io.read-failed",
-      "'" + contract::printable(a.path) +
-          "' changed while it was being rewritten (by a writer that does not take tack's "
-          "lock); nothing was written.",
-      Json::object({{"path", Json::bytes(a.path)}, {"stage", "reread"}}));
-  err.repair = contract::Repair::none("read the file again, then decide");
-  return err;
 }
 
 // What the call found and did, and (dry run) what it would do.
@@ -423,46 +341,7 @@ Json answer(const Job& a, const os::Place& place, contract::Context& ctx, bool c
   return data;
 }
 
-// --- One edit: the file streamed, never held whole -------------------------------------------
-//
-// Pass 1 reads the file in windows: its hash, size, BOM, line-ending policy, and where the
-// old and new texts occur (both raw forms, since the policy is known only at the end). The
-// changed regions (a few lines around each occurrence) are then read back and diffed. Pass 2
-// reads the file again, checks it is the same (see Check), and writes it with the occurrences
-// replaced into the temporary file (or, in a dry run, only hashes what it would write): a
-// writer that ignores tack's lock and changes the file in between makes the call fail rather
-// than splice at offsets found in other bytes. Memory: one window, the occurrence list, and
-// the largest changed region (with its diff tables), whatever the size of the file.
-
-constexpr size_t kWindow = 1 << 20;
-
-// The check that pass 2 reads the bytes pass 1 read: XXH3-128 of the whole file, not a third
-// SHA-256 pass (measured: SHA-256 was 39% of a 10 MiB replace, three passes of it). What it
-// guards against is a writer that ignores tack's lock changing the file between the passes,
-// by accident, not one crafting a collision: such a writer can change the file after the call
-// as well. The hashes reported and checked against --if-sha256 stay SHA-256.
-class Check {
- public:
-  Check() : state_(XXH3_createState()) {
-    if (state_) XXH3_128bits_reset(state_);
-  }
-  Check(const Check&) = delete;
-  Check& operator=(const Check&) = delete;
-  ~Check() { XXH3_freeState(state_); }
-  void update(std::string_view piece) {
-    if (state_) XXH3_128bits_update(state_, piece.data(), piece.size());
-  }
-  // Two digests of one stream compare equal; without a state (no memory) they never do, so
-  // the call refuses rather than trust an unchecked read.
-  std::pair<uint64_t, uint64_t> digest() const {
-    if (!state_) return {reinterpret_cast<uintptr_t>(this), 0};
-    XXH128_hash_t h = XXH3_128bits_digest(state_);
-    return {h.high64, h.low64};
-  }
-
- private:
-  XXH3_state_t* state_;
-};
+// --- One edit: the file streamed, never held whole (writer/replace_stream.h) ----------------
 
 Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
                 const os::Opened& file, const text::ReplaceEdit& e, int64_t index) {
@@ -488,51 +367,14 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   const int old_crlf = finder_of(text::raw_form(e.old_text, true), true);
   const int new_lf = finder_of(text::raw_form(e.new_text, false), false);
   const int new_crlf = finder_of(text::raw_form(e.new_text, true), true);
-  size_t longest = 0;
-  for (const Finder& f : finders) longest = std::max(longest, f.needle().size());
-
-  os::Bytes win;
-  if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
-  os::Sha hash1;
-  Check check1;
-  text::EolTally eols;
-  uint64_t base = 0, total = 0, lines_at_base = 0;
-  bool bom = false, over = false;
-  for (bool eof = false, first = true; !eof; first = false) {
-    const size_t room = win.capacity() - win.size();
-    long long n = os::pread_full(fd, win.data() + win.size(), room, base + win.size());
-    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
-    const std::string_view piece(win.data() + win.size(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < room;
-    hash1.update(piece);
-    check1.update(piece);
-    eols.add(piece);
-    total += static_cast<uint64_t>(n);
-    win.set_size(win.size() + static_cast<size_t>(n));
-    if (first) {
-      bom = text::has_bom(win.view());
-      for (Finder& f : finders) f.skip_below(bom ? 3 : 0);
-    }
-    // Past the cap nothing more is matched; the file is still read to its end, for the size
-    // the error names.
-    over = over || total > a.max_bytes;
-    uint64_t keep = base + win.size();
-    if (!over)
-      for (Finder& f : finders) {
-        f.scan(win.view(), base, lines_at_base, eof);
-        keep = std::min(keep, f.keep_from());
-      }
-    const size_t drop = static_cast<size_t>(keep - base);
-    std::memmove(win.data(), win.data() + drop, win.size() - drop);
-    win.set_size(win.size() - drop);
-    base = keep;
-    // Every '\n' read so far (the tally counted them) less those in the few bytes kept.
-    lines_at_base = eols.newlines() - newlines(win.view());
-  }
-  if (over) return fail(too_large(a, ctx, total));
-  const std::string before = hash1.hex();
-  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
-  const text::Eol eol = eols.result();
+  auto scanned = writer::scan(fd, a.path, finders, a.max_bytes);
+  if (auto* err = std::get_if<contract::Error>(&scanned)) return fail(std::move(*err));
+  const writer::Scanned& first = std::get<writer::Scanned>(scanned);
+  if (first.over) return fail(too_large(a, ctx, first.total));
+  const std::string& before = first.sha256;
+  if (a.must_be && before != *a.must_be) return fail(writer::changed_meanwhile(a.path));
+  const bool bom = first.bom;
+  const text::Eol eol = first.eol;
   const bool crlf = eol == text::Eol::Crlf;
   const int old_f = crlf ? old_crlf : old_lf, new_f = crlf ? new_crlf : new_lf;
   static const std::vector<Found> kNone;
@@ -559,71 +401,16 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
   if (!changed)
-    return answer(a, place, ctx, false, applied.already, 0, before, before, total,
+    return answer(a, place, ctx, false, applied.already, 0, before, before, first.total,
                   std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
   // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
   // now stale) answers already_applied above rather than a mismatch.
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
     return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 
-  // The changed regions: from `context` lines before the line of each occurrence to `context`
-  // lines after the line its end reaches (that line too may change: a new text without the
-  // old one's final '\n' joins it to the next), regions that touch joined into one.
-  const size_t ctx_lines = opt.context;
-  std::vector<char> scratch(64 * 1024);
-  std::optional<contract::Error> read_error;
-  auto back = [&](uint64_t pos, size_t n) -> std::optional<std::pair<uint64_t, uint64_t>> {
-    uint64_t end = pos, seen = 0;
-    while (end > 0) {
-      const uint64_t start = end - std::min<uint64_t>(end, scratch.size());
-      long long got = os::pread_full(fd, scratch.data(), static_cast<size_t>(end - start), start);
-      if (got < 0) {
-        read_error = os::errno_error(static_cast<int>(-got), a.path, "read");
-        return std::nullopt;
-      }
-      for (size_t i = static_cast<size_t>(got); i-- > 0;)
-        if (scratch[i] == '\n' && ++seen == n) return std::pair(start + i + 1, seen - 1);
-      if (static_cast<uint64_t>(got) < end - start) break;  // shrank meanwhile: pass 2 tells
-      end = start;
-    }
-    return std::pair(uint64_t{0}, seen);
-  };
-  auto forward = [&](uint64_t pos, size_t n) -> std::optional<uint64_t> {
-    size_t seen = 0;
-    for (uint64_t at_ = pos;;) {
-      long long got = os::pread_full(fd, scratch.data(), scratch.size(), at_);
-      if (got < 0) {
-        read_error = os::errno_error(static_cast<int>(-got), a.path, "read");
-        return std::nullopt;
-      }
-      for (size_t i = 0; i < static_cast<size_t>(got); ++i)
-        if (scratch[i] == '\n' && ++seen == n) return at_ + i + 1;
-      at_ += static_cast<uint64_t>(got);
-      if (static_cast<size_t>(got) < scratch.size()) return at_;
-    }
-  };
-  const auto regions = text::regions(at, old_raw.size(), ctx_lines, back, forward);
-  if (!regions) return fail(std::move(*read_error));
   text::DiffBuilder diff(opt);
-  {
-    const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
-    int64_t delta = 0;  // lines the new file has more than the old before the region
-    for (const text::Region& r : *regions) {
-      os::Bytes old_region;
-      if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
-        return fail(os::errno_error(ENOMEM, a.path, "read"));
-      long long got = os::pread_full(fd, old_region.data(), static_cast<size_t>(r.end - r.start), r.start);
-      if (got < 0) return fail(os::errno_error(static_cast<int>(-got), a.path, "read"));
-      if (static_cast<uint64_t>(got) != r.end - r.start) return fail(changed_meanwhile(a));
-      old_region.set_size(static_cast<size_t>(got));
-      std::string new_region;
-      text::splice(old_region.view(), r.start, &at[r.first], r.last - r.first, old_raw.size(),
-                   new_raw, new_region);
-      diff.add(old_region.view(), new_region, r.line,
-               static_cast<uint64_t>(static_cast<int64_t>(r.line) + delta));
-      delta += shift * static_cast<int64_t>(r.last - r.first);
-    }
-  }
+  if (auto err = writer::diff_regions(fd, a.path, at, old_raw, new_raw, opt.context, diff))
+    return fail(std::move(*err));
 
   // Pass 2: the file again, the occurrences replaced, into the temporary file.
   std::optional<os::TempFile> tmp;
@@ -632,38 +419,12 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
     if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
     tmp.emplace(std::move(std::get<os::TempFile>(made)));
   }
-  Check check2;
-  os::Sha after_hash;
-  text::EolTally new_eols;
-  std::string new_head;  // the first bytes written: whether the new file has a BOM
-  uint64_t new_size = 0;
-  std::optional<contract::Error> write_error;
-  auto emit = [&](std::string_view piece) {
-    if (piece.empty() || write_error) return;
-    after_hash.update(piece);
-    new_eols.add(piece);
-    if (new_head.size() < 3) new_head += piece.substr(0, 3 - new_head.size());
-    new_size += piece.size();
-    if (tmp) write_error = tmp->write(piece);
-  };
-  text::Splicer splicer(at, old_raw.size(), new_raw);
-  uint64_t pos = 0;
-  win.set_size(0);
-  for (bool eof = false; !eof && !write_error;) {
-    long long n = os::pread_full(fd, win.data(), kWindow, pos);
-    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
-    const std::string_view chunk(win.data(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < kWindow;
-    check2.update(chunk);
-    splicer.feed(chunk, pos, emit);
-    pos += static_cast<uint64_t>(n);
-  }
-  if (write_error) return fail(std::move(*write_error));
-  if (check2.digest() != check1.digest() || !splicer.done() || pos != total)
-    return fail(changed_meanwhile(a));
-  const std::string after = after_hash.hex();
-  Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
-                     std::move(diff).finish(eol, new_eols.result(), bom, text::has_bom(new_head)));
+  auto rewritten =
+      writer::rewrite(fd, a.path, first, at, old_raw.size(), new_raw, tmp ? &*tmp : nullptr);
+  if (auto* err = std::get_if<contract::Error>(&rewritten)) return fail(std::move(*err));
+  const writer::Rewritten& next = std::get<writer::Rewritten>(rewritten);
+  Json data = answer(a, place, ctx, true, false, applied.replacements, before, next.sha256,
+                     next.size, std::move(diff).finish(eol, next.eol, bom, next.bom));
   if (tmp)
     if (auto err = tmp->commit()) return fail(std::move(*err));
   return data;
@@ -685,49 +446,19 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
   const os::WholeFile& whole = std::get<os::WholeFile>(read);
   if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
   const std::string before = hash.hex();
-  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
+  if (a.must_be && before != *a.must_be) return fail(writer::changed_meanwhile(a.path));
 
   // The BOM is kept out of matching; the line-ending policy is the file's as it was read.
-  const bool bom = text::has_bom(old.view());
   text::EolTally eols;
   eols.add(old.view());
-  const text::Eol eol = eols.result();
-  const bool crlf = eol == text::Eol::Crlf;
-
-  std::string text_owned;  // the text after the edits so far, once one has changed it
-  std::string_view text = old.view();
-  uint64_t replacements = 0;
-  bool all_already = true;
-  for (size_t i = 0; i < edits.size(); ++i) {
-    const text::ReplaceEdit& e = edits[i];
-    Finder fo(text::raw_form(e.old_text, crlf), crlf);
-    std::optional<Finder> fn;
-    if (!e.new_text.empty()) fn.emplace(text::raw_form(e.new_text, crlf), crlf);
-    for (Finder* f : {&fo, fn ? &*fn : nullptr}) {
-      if (!f) continue;
-      f->skip_below(bom ? 3 : 0);
-      f->scan(text, 0, 0, true);
-    }
-    static const std::vector<Found> kNone;
-    auto decided = text::decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
-                                fn ? fn->found : kNone, static_cast<int64_t>(i),
-                                [&] { return text::near_of(text, bom, eol, e.old_text); });
-    if (auto* err = std::get_if<contract::Error>(&decided)) {
-      err->detail.set("path", Json::bytes(a.path));
-      err->detail.set("actual_sha256", before);
-      return fail(std::move(*err));
-    }
-    const Applied& ap = std::get<Applied>(decided);
-    replacements += ap.replacements;
-    all_already = all_already && ap.already;
-    if (ap.replacements == 0) continue;
-    std::string next;
-    next.reserve(text.size());
-    text::splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
-                 fn ? std::string_view(fn->needle()) : std::string_view(), next);
-    text_owned = std::move(next);
-    text = text_owned;
+  auto applied = text::apply_edits(old.view(), text::has_bom(old.view()), eols.result(), edits);
+  if (auto* err = std::get_if<contract::Error>(&applied)) {
+    err->detail.set("path", Json::bytes(a.path));
+    err->detail.set("actual_sha256", before);
+    return fail(std::move(*err));
   }
+  const text::EditsApplied& done = std::get<text::EditsApplied>(applied);
+  const std::string_view text = done.text ? std::string_view(*done.text) : old.view();
   const bool changed = text != old.view();
   const std::string after = changed ? os::sha256_hex(text) : before;
   // Checked after the edits are tried (see run_stream).
@@ -736,7 +467,7 @@ Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, con
 
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
-  Json data = answer(a, place, ctx, changed, all_already, replacements, before, after,
+  Json data = answer(a, place, ctx, changed, done.already, done.replacements, before, after,
                      text.size(), text::diff_lines(old.view(), text, opt));
   if (!a.dry_run && changed)
     if (auto err = os::commit_file(place, text, writer::replacing(file.st)))
@@ -805,28 +536,24 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     else
       it.place.emplace(std::move(std::get<os::Place>(placed)));
   }
+  // Every directory locked once; declared after the items: released before they close. Two
+  // spellings of one name (an absolute and a relative path without --root) would be checked
+  // twice against the same bytes and the second write would then find the first's: refused
+  // as a path named twice, and then nothing is read. (Two hard links are two names: each is
+  // replaced, as one call each would.)
   std::vector<const os::Place*> places;
   for (const Item& it : items) places.push_back(it.place ? &*it.place : nullptr);
-  // Every directory once (writer::lock_each says in which order).
-  std::vector<os::DirLock> held;  // declared after the items: released before they close
-  if (!a.dry_run) {
-    auto locked = writer::lock_each(places);
-    if (auto* e = std::get_if<contract::Error>(&locked)) {
-      ctx.error(std::move(*e));
-      return nullptr;
-    }
-    held = std::move(std::get<std::vector<os::DirLock>>(locked));
+  auto held = writer::hold_all(places, a.dry_run);
+  if (auto* e = std::get_if<contract::Error>(&held)) {
+    ctx.error(std::move(*e));
+    return nullptr;
   }
-  // Two spellings of one name (an absolute and a relative path without --root) would be
-  // checked twice against the same bytes and the second write would then find the first's:
-  // refused as a path named twice, and then nothing is read. (Two hard links are two names:
-  // each is replaced, as one call each would.)
-  const std::vector<std::optional<size_t>> before = writer::named_before(places);
   bool twice = false;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (!before[i]) continue;
+    const std::optional<size_t> before = std::get<writer::Held>(held).same_as[i];
+    if (!before) continue;
     Item& it = items[i];
-    const std::string& other = items[*before[i]].job.path;
+    const std::string& other = items[*before].job.path;
     contract::Error e = contract::make_error(
         "args.conflict",
         "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
@@ -919,7 +646,7 @@ Json run(const Args& a, contract::Context& ctx) {
   };
   std::vector<text::ReplaceEdit> edits;
   if (a.edits_file || a.stdin_edits) {
-    auto raw = a.edits_file ? read_small(*a.edits_file, a, ctx) : read_stdin(a, ctx);
+    auto raw = read_edits(a, ctx);
     if (!raw) return nullptr;
     const Json where = a.edits_file ? Json::object({{"path", Json::bytes(*a.edits_file)}})
                                     : Json::object({{"source", "stdin"}});

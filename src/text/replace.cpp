@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "text/near_miss.h"
+
 namespace text {
 
 using contract::Json;
@@ -144,6 +146,39 @@ std::optional<std::vector<Region>> regions(const std::vector<Found>& at, size_t 
     } else {
       out.push_back({start, *end, at[k].line - between, k, k + 1});
     }
+  }
+  return out;
+}
+
+std::variant<EditsApplied, contract::Error> apply_edits(std::string_view text, bool bom, Eol eol,
+                                                        const std::vector<ReplaceEdit>& edits) {
+  const bool crlf = eol == Eol::Crlf;
+  EditsApplied out;
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const ReplaceEdit& e = edits[i];
+    Finder fo(raw_form(e.old_text, crlf), crlf);
+    std::optional<Finder> fn;
+    if (!e.new_text.empty()) fn.emplace(raw_form(e.new_text, crlf), crlf);
+    for (Finder* f : {&fo, fn ? &*fn : nullptr}) {
+      if (!f) continue;
+      f->skip_below(bom ? 3 : 0);
+      f->scan(text, 0, 0, true);
+    }
+    static const std::vector<Found> kNone;
+    auto decided = decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
+                          fn ? fn->found : kNone, static_cast<int64_t>(i),
+                          [&] { return near_of(text, bom, eol, e.old_text); });
+    if (auto* err = std::get_if<contract::Error>(&decided)) return std::move(*err);
+    const Applied& ap = std::get<Applied>(decided);
+    out.replacements += ap.replacements;
+    out.already = out.already && ap.already;
+    if (ap.replacements == 0) continue;
+    std::string next;
+    next.reserve(text.size());
+    splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
+           fn ? std::string_view(fn->needle()) : std::string_view(), next);
+    out.text = std::move(next);
+    text = *out.text;
   }
   return out;
 }

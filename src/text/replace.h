@@ -19,6 +19,7 @@
 #include "contract/error.h"
 #include "contract/json.h"
 #include "text/edits.h"
+#include "text/eol.h"
 
 namespace text {
 
@@ -108,6 +109,18 @@ using ForwardFn = std::function<std::optional<uint64_t>(uint64_t, size_t)>;
 std::optional<std::vector<Region>> regions(const std::vector<Found>& at, size_t old_len,
                                            size_t context, const BackFn& back,
                                            const ForwardFn& forward);
+
+// A list of edits applied in order to a whole text, each to the result of the one before:
+// their texts in the file's line-ending form (raw_form, crlf when eol is Crlf), a BOM (bom)
+// kept out of matching. `text` is the result once an edit replaced anything (it may still
+// equal the input); already: every edit was found done. The first edit refused refuses all.
+struct EditsApplied {
+  std::optional<std::string> text;
+  uint64_t replacements = 0;
+  bool already = true;
+};
+std::variant<EditsApplied, contract::Error> apply_edits(std::string_view text, bool bom, Eol eol,
+                                                        const std::vector<ReplaceEdit>& edits);
 
 // How many '\n' a text holds.
 uint64_t newlines(std::string_view s);

@@ -1,10 +1,13 @@
 // writer.cpp — see writer.h.
 #include "writer/writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <tuple>
 #include <utility>
 
+#include "os/hash.h"
 #include "text/diff.h"
 #include "writer/table.h"
 
@@ -38,6 +41,74 @@ void retry_max_bytes(contract::Error& e, uint64_t need, bool exact, std::string_
   }
 }
 
+std::optional<std::string> read_input(
+    const std::optional<std::string>& path, uint64_t max_bytes, contract::Context& ctx,
+    const std::function<contract::Error(uint64_t size, bool exact)>& over) {
+  std::string bytes;
+  if (path) {
+    auto opened = os::open_read(ctx.root_fd(), *path, os::Want::File, *path);
+    if (auto* e = std::get_if<contract::Error>(&opened)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), *path, &bytes, max_bytes);
+    if (auto* e = std::get_if<contract::Error>(&hashed)) {
+      ctx.error(std::move(*e));
+      return std::nullopt;
+    }
+    if (!std::get<os::Hashed>(hashed).kept) {
+      ctx.error(over(std::get<os::Hashed>(hashed).bytes, true));
+      return std::nullopt;
+    }
+    return bytes;
+  }
+  // Read on past the cap (discarding) up to the ceiling, so the error names the size a retry
+  // needs.
+  const os::CappedRead r =
+      os::read_capped(STDIN_FILENO, max_bytes, kMaxBytesCeiling, [&](std::string_view piece) {
+        bytes.append(piece);
+        return true;
+      });
+  if (r.error) {
+    ctx.error(os::errno_error(r.error, "standard input", "read"));
+    return std::nullopt;
+  }
+  if (r.total > max_bytes) {
+    const bool exact = r.total <= kMaxBytesCeiling;
+    ctx.error(over(exact ? r.total : kMaxBytesCeiling, exact));
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+std::vector<size_t> operand_tokens(const contract::Context& ctx) {
+  const std::vector<std::string>& argv = ctx.argv();
+  std::vector<size_t> out;
+  bool ended = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& t = argv[i];
+    if (ended || t.size() < 2 || t[0] != '-') {
+      out.push_back(i);
+    } else if (t == "--") {
+      ended = true;
+    } else if (t[1] == '-') {
+      if (t.find('=') != std::string::npos) continue;
+      for (const contract::FlagInfo& f : ctx.flags_)
+        if (f.name == std::string_view(t).substr(2) && f.kind != contract::Kind::Bool) ++i;
+    } else {
+      for (size_t j = 1; j < t.size(); ++j) {
+        auto f = std::find_if(ctx.flags_.begin(), ctx.flags_.end(),
+                              [&](const contract::FlagInfo& x) { return x.short_name == t[j]; });
+        if (f != ctx.flags_.end() && f->kind != contract::Kind::Bool) {
+          if (j + 1 == t.size()) ++i;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 contract::Error bad_hex(std::string_view flag, const std::string* value) {
   Json detail = Json::object({{"flag", flag}});
   if (value) detail.set("value", Json::bytes(*value));
@@ -64,6 +135,17 @@ os::Result<std::vector<os::DirLock>> lock_each(std::vector<const os::Place*> pla
     if (auto* e = std::get_if<contract::Error>(&locked)) return std::move(*e);
     held.push_back(std::move(std::get<os::DirLock>(locked)));
   }
+  return held;
+}
+
+os::Result<Held> hold_all(const std::vector<const os::Place*>& places, bool dry_run) {
+  Held held;
+  if (!dry_run) {
+    auto locked = lock_each(places);
+    if (auto* e = std::get_if<contract::Error>(&locked)) return std::move(*e);
+    held.locks = std::move(std::get<std::vector<os::DirLock>>(locked));
+  }
+  held.same_as = named_before(places);
   return held;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +39,18 @@ contract::Error too_large(const Oversize& o, const contract::Context& ctx);
 void retry_max_bytes(contract::Error& e, uint64_t need, bool exact, std::string_view larger,
                      const contract::Context& ctx);
 
+// A small input held whole (an edits list): the file at `path` beneath the root, or standard
+// input when there is none, at most max_bytes. Past the cap, over(size, exact) makes the error
+// (not exact: standard input ran past the ceiling, which is the size given); that and any
+// other error go to ctx, and nothing is returned.
+std::optional<std::string> read_input(
+    const std::optional<std::string>& path, uint64_t max_bytes, contract::Context& ctx,
+    const std::function<contract::Error(uint64_t size, bool exact)>& over);
+
+// The call parsed cleanly (every token a flag, a flag's value, "--", or an operand): the argv
+// indices of its operands.
+std::vector<size_t> operand_tokens(const contract::Context& ctx);
+
 // args.bad-value for a hash flag that is not 64 hex digits; `value` goes in detail when given.
 contract::Error bad_hex(std::string_view flag, const std::string* value = nullptr);
 
@@ -50,6 +63,15 @@ os::Result<os::DirLock> lock_unless_dry(bool dry_run, const os::Place& a,
 // two calls over the same directories cannot each hold one and wait for the other. Null
 // places are skipped.
 os::Result<std::vector<os::DirLock>> lock_each(std::vector<const os::Place*> places);
+
+// The places of a call over several paths: their directories locked (lock_each; none in a dry
+// run, which changes nothing) and, for each place, the index of an earlier one naming the
+// same entry (named_before).
+struct Held {
+  std::vector<os::DirLock> locks;
+  std::vector<std::optional<size_t>> same_as;
+};
+os::Result<Held> hold_all(const std::vector<const os::Place*>& places, bool dry_run);
 
 // For each place, the index of an earlier one naming the same entry (same directory, same
 // name: two spellings of one path), or nothing. Null places are skipped.

@@ -194,3 +194,31 @@ TEST(TextReplace, RegionsFailWhenAReadFails) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TextReplace, ApplyEditsInOrderEachOnTheResultOfTheLast) {
+  const std::vector<text::ReplaceEdit> edits = {{"a", "bb", 1, false}, {"bb\n", "c\n", 1, false}};
+  auto r = text::apply_edits("xa\r\ny\r\n", false, text::Eol::Crlf, edits);
+  ASSERT_TRUE(std::holds_alternative<text::EditsApplied>(r));
+  const auto& done = std::get<text::EditsApplied>(r);
+  ASSERT_TRUE(done.text);
+  EXPECT_EQ(*done.text, "xc\r\ny\r\n");  // the second edit's "\n" is the file's "\r\n"
+  EXPECT_EQ(done.replacements, 2u);
+  EXPECT_FALSE(done.already);
+}
+
+TEST(TextReplace, ApplyEditsAgainIsAlreadyDoneAndAnyRefusalNamesItsEdit) {
+  const std::vector<text::ReplaceEdit> edits = {{"foo", "foobar", 1, false}};
+  const std::string with_bom = std::string(text::kBom) + "foobar\n";
+  auto again = text::apply_edits(with_bom, true, text::Eol::Lf, edits);
+  ASSERT_TRUE(std::holds_alternative<text::EditsApplied>(again));
+  EXPECT_TRUE(std::get<text::EditsApplied>(again).already);
+  EXPECT_FALSE(std::get<text::EditsApplied>(again).text);
+  const std::vector<text::ReplaceEdit> two = {{"x", "y", 1, false}, {"zz", "w", 1, false}};
+  auto refused = text::apply_edits("x\n", false, text::Eol::Lf, two);
+  ASSERT_TRUE(std::holds_alternative<contract::Error>(refused));
+  EXPECT_EQ(std::get<contract::Error>(refused).detail.get("index")->as_uint(), 1u);
+}
+
+}  // namespace
