@@ -58,11 +58,8 @@ constexpr contract::Operand<Args> kOperands[] = {
     {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path, .help = "the file to change"},
 };
 
-constexpr contract::Rule kRules[] = {
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
+// After writer::kReadWriteRules.
+constexpr contract::Rule kOwnRules[] = {
     writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
@@ -95,6 +92,10 @@ constexpr contract::Example kExamples[] = {
      "precondition.stale-witness with fresh witnesses around it; nothing written"},
 };
 
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("witnesses are resolved on the snapshot read under that lock");
+
 const contract::Tool kTool{
     .name = "edit",
     .summary = "Replace, delete or insert lines named by their witnesses, all of a batch or "
@@ -111,9 +112,7 @@ const contract::Tool kTool{
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, atomic, all_or_nothing, mode_preserved, no_litter, "
                   "bounded_memory",
-    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
-                   "second's wait, then conflict.locked); witnesses are resolved on the "
-                   "snapshot read under that lock",
+    .concurrency = kConcurrency,
     .text = render_text,
     .rules = kRules,
     .key_flags = "stdin",

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <tuple>
 
 #include "contract/main.h"
 #include "os/atomic.h"
@@ -111,7 +110,7 @@ const std::string kSchema =
     R"(,"written":{"type":"boolean"}}}},)"
     R"("files_changed":{"type":"integer","minimum":0},"files_written":{"type":"integer","minimum":0}}}]})";
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
+void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"move README.md README.old.md",
@@ -141,7 +140,7 @@ const contract::Tool kTool{
     .concurrency =
         "tack writers of a directory take turns (flock on both directories, in inode "
         "order); a name created meanwhile by anyone is never replaced",
-    .text = render_text,
+    .text = writer::render_files<render_one>,
     .rules = kRules,
     .key_flags = "remove parents",
     .examples = kExamples,
@@ -214,42 +213,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The hash a caller states for an entry: a file's content, a link's target text (a link is
-// never followed, so its text is what it is).
-os::Result<std::string> hash_entry(const os::Place& place, const os::Entry& e) {
-  using K = os::Entry::Kind;
-  if (e.kind == K::Link) {
-    std::string buf(PATH_MAX + 1, '\0');
-    ssize_t n = readlinkat(place.dir.get(), place.name.c_str(), buf.data(), buf.size());
-    if (n < 0) return os::errno_error(errno, place.path, "read");
-    buf.resize(static_cast<size_t>(n));
-    return os::sha256_hex(buf);
-  }
-  if (e.kind != K::File) return os::wrong_kind(place, e);
-  auto opened = os::open_existing(place);
-  if (auto* err = std::get_if<contract::Error>(&opened)) return std::move(*err);
-  auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), place.path);
-  if (auto* err = std::get_if<contract::Error>(&hashed)) return std::move(*err);
-  return std::get<os::Hashed>(hashed).hex;
-}
-
-std::string_view kind_name(os::Entry::Kind k) {
-  using K = os::Entry::Kind;
-  switch (k) {
-    case K::File:
-      return "file";
-    case K::Link:
-      return "symlink";
-    case K::Directory:
-      return "directory";
-    case K::Special:
-      return "other";
-    case K::Missing:
-      return "missing";
-  }
-  return "other";
-}
-
 // PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
 // when it has one): io.not-found, with what is at the destination.
 contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
@@ -257,7 +220,7 @@ contract::Error vanished(const std::string& path, const std::string& to_path, co
   contract::Error e = os::errno_error(ENOENT, path, "move");
   if (d.kind != os::Entry::Kind::Missing) {
     e.detail.set("destination", Json::bytes(to_path));
-    e.detail.set("destination_kind", kind_name(d.kind));
+    e.detail.set("destination_kind", writer::kind_name(d.kind));
     if (!actual.empty()) e.detail.set("destination_sha256", actual);
   }
   return e;
@@ -286,6 +249,44 @@ os::Result<std::string> tombstone_of(const os::Place& from, const std::string& p
         Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
   }
   return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
+}
+
+// What a move finds under the lock: PATH gone and the destination holding what the caller
+// moved (a retry that landed: by its hash, when one was given), or the entries at both; or the
+// error refusing it: PATH gone otherwise, or not hashing to `expect` (`verb` says what was not
+// done). Whether the destination is free is the caller's to judge.
+struct Looked {
+  bool landed = false;
+  os::Entry s, d;
+};
+os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
+                         const std::string& to_path, const std::optional<std::string>& expect,
+                         bool remove, std::string_view verb) {
+  using K = os::Entry::Kind;
+  auto src = os::look(from);
+  if (auto* e = std::get_if<contract::Error>(&src)) return std::move(*e);
+  auto dst = os::look(to);
+  if (auto* e = std::get_if<contract::Error>(&dst)) return std::move(*e);
+  Looked l{false, std::get<os::Entry>(src), std::get<os::Entry>(dst)};
+  if (l.s.kind == K::Missing) {
+    std::string actual;
+    l.landed = l.d.kind != K::Missing;
+    if (l.landed && expect) {
+      auto h = writer::entry_sha256(to, l.d);
+      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
+      l.landed = !actual.empty() && actual == *expect;
+    }
+    if (!l.landed) return vanished(path, to_path, l.d, actual);
+    return l;
+  }
+  if (expect) {
+    auto h = writer::entry_sha256(from, l.s);
+    if (auto* e = std::get_if<contract::Error>(&h)) return unhashable(std::move(*e), path, remove);
+    const std::string& actual = std::get<std::string>(h);
+    if (actual != *expect)
+      return os::hash_mismatch(path, *expect, actual, verb, writer::kind_name(l.s.kind));
+  }
+  return l;
 }
 
 // --remove of several paths. Every path is checked (its tombstone free, its hash) under the
@@ -334,63 +335,31 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
   // hard links are two names: each is removed.)
   std::vector<const os::Place*> places;
   for (const Item& it : items) places.push_back(it.from ? &*it.from : nullptr);
-  auto held = writer::hold_all(places, a.dry_run);
+  auto held = writer::hold_all(places, paths, a.dry_run,
+                               {"", "name each path once, with its own --if-sha256"});
   if (auto* e = std::get_if<contract::Error>(&held)) {
     ctx.error(std::move(*e));
     return nullptr;
   }
-  bool twice = false;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::optional<size_t> same_as = std::get<writer::Held>(held).same_as[i];
-    if (!same_as) continue;
-    Item& it = items[i];
-    const std::string& other = items[*same_as].path;
-    contract::Error e = contract::make_error(
-        "args.conflict",
-        "'" + contract::printable(it.path) + "' is '" + contract::printable(other) + "' again.",
-        Json::object({{"path", Json::bytes(it.path)}, {"same_as", Json::bytes(other)}}));
-    e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
-    it.error = std::move(e);
-    twice = true;
-  }
+  const bool twice = std::get<writer::Held>(held).any_twice;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].error = std::move(*e);
   for (Item& it : items) {
     if (it.error || twice) continue;
-    auto src = os::look(*it.from);
-    if (auto* e = std::get_if<contract::Error>(&src)) {
+    auto judged = judge(*it.from, *it.to, it.path, it.to_path, it.expect, true, "removed");
+    if (auto* e = std::get_if<contract::Error>(&judged)) {
       it.error = std::move(*e);
       continue;
     }
-    auto dst = os::look(*it.to);
-    if (auto* e = std::get_if<contract::Error>(&dst)) {
-      it.error = std::move(*e);
+    const Looked& l = std::get<Looked>(judged);
+    if (l.landed) {
+      it.landed = true;
       continue;
     }
-    const os::Entry& s = std::get<os::Entry>(src);
-    const os::Entry& d = std::get<os::Entry>(dst);
-    if (s.kind == K::Missing) {
-      // A retry whose first call landed: the tombstone holds what the caller read.
-      std::string actual;
-      if (d.kind != K::Missing)
-        if (auto h = hash_entry(*it.to, d); auto* hex = std::get_if<std::string>(&h)) actual = *hex;
-      if (!actual.empty() && actual == it.expect) {
-        it.landed = true;
-        continue;
-      }
-      it.error = vanished(it.path, it.to_path, d, actual);
-      continue;
-    }
-    auto h = hash_entry(*it.from, s);
-    if (auto* e = std::get_if<contract::Error>(&h)) {
-      it.error = unhashable(std::move(*e), it.path, true);
-      continue;
-    }
-    if (std::get<std::string>(h) != it.expect) {
-      it.error = os::hash_mismatch(it.path, it.expect, std::get<std::string>(h), "removed",
-                                   kind_name(s.kind));
-      continue;
-    }
+    const os::Entry& d = l.d;
     if (d.kind != K::Missing) {
-      Json detail = Json::object({{"path", Json::bytes(it.to_path)}, {"kind", kind_name(d.kind)}});
+      Json detail =
+          Json::object({{"path", Json::bytes(it.to_path)}, {"kind", writer::kind_name(d.kind)}});
       contract::Error e = contract::make_error(
           "conflict.exists",
           "cannot remove '" + contract::printable(it.path) + "': its tombstone '" +
@@ -401,7 +370,7 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
       it.error = std::move(e);
       continue;
     }
-    it.kind = kind_name(s.kind);
+    it.kind = writer::kind_name(l.s.kind);
     it.pending = true;
   }
 
@@ -491,13 +460,12 @@ Json run(const Args& a, contract::Context& ctx) {
   auto held = writer::lock_unless_dry(a.dry_run, from, &to);
   if (auto* e = std::get_if<contract::Error>(&held)) return fail_undo(std::move(*e));
 
-  auto src = os::look(from);
-  if (auto* e = std::get_if<contract::Error>(&src)) return fail_undo(std::move(*e));
-  auto dst = os::look(to);
-  if (auto* e = std::get_if<contract::Error>(&dst)) return fail_undo(std::move(*e));
+  auto judged = judge(from, to, a.path, to_path, expect, a.remove, "moved");
+  if (auto* e = std::get_if<contract::Error>(&judged)) return fail_undo(std::move(*e));
+  const Looked& l = std::get<Looked>(judged);
+  const os::Entry& s = l.s;
+  const os::Entry& d = l.d;
   using K = os::Entry::Kind;
-  const os::Entry& s = std::get<os::Entry>(src);
-  const os::Entry& d = std::get<os::Entry>(dst);
 
   Json data = Json::object({{"from", Json::bytes(a.path)},
                             {"to", Json::bytes(to_path)},
@@ -505,34 +473,16 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"removed", a.remove}});
   if (a.remove) data.set("tombstone", Json::bytes(to_path));
 
-  if (s.kind == K::Missing) {
-    // A retry whose first call landed: nothing at PATH, and at NEWPATH what the caller moved
-    // (by its hash when one was given).
-    bool landed = d.kind != K::Missing;
-    std::string actual;
-    if (landed && expect) {
-      auto h = hash_entry(to, d);
-      landed = std::holds_alternative<std::string>(h) && std::get<std::string>(h) == *expect;
-      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
-    }
-    if (!landed) return fail_undo(vanished(a.path, to_path, d, actual));
+  if (l.landed) {
     data.set("changed", false);
     if (a.dry_run) ctx.dry_run(Json::array());
     return data;
   }
-
-  if (expect) {
-    auto h = hash_entry(from, s);
-    if (auto* e = std::get_if<contract::Error>(&h))
-      return fail_undo(unhashable(std::move(*e), a.path, a.remove));
-    const std::string& actual = std::get<std::string>(h);
-    if (actual != *expect)
-      return fail_undo(os::hash_mismatch(a.path, *expect, actual, "moved", kind_name(s.kind)));
-  }
   if (d.kind != K::Missing) {
-    Json detail = Json::object({{"path", Json::bytes(to_path)}, {"kind", kind_name(d.kind)}});
+    Json detail =
+        Json::object({{"path", Json::bytes(to_path)}, {"kind", writer::kind_name(d.kind)}});
     if (d.kind == K::File || d.kind == K::Link) {
-      auto h = hash_entry(to, d);
+      auto h = writer::entry_sha256(to, d);
       if (auto* hex = std::get_if<std::string>(&h)) detail.set("actual_sha256", *hex);
     }
     contract::Error e = contract::make_error("conflict.exists",
@@ -553,7 +503,7 @@ Json run(const Args& a, contract::Context& ctx) {
     planned.push(Json::object({{"op", "rename"},
                                {"from", Json::bytes(a.path)},
                                {"to", Json::bytes(to_path)},
-                               {"kind", kind_name(s.kind)}}));
+                               {"kind", writer::kind_name(s.kind)}}));
     if (!to.missing.empty()) data.set("parents_created", writer::paths_json(to.missing));
     ctx.dry_run(std::move(planned));
     return data;
@@ -578,14 +528,6 @@ void render_one(const Json& data, std::string& out) {
     out += "removed " + from + " (tombstone " + to + ")\n";
   else
     out += from + " -> " + to + "\n";
-}
-
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* files = data.get("files")) {
-    for (const Json& one : files->items()) render_one(one, out);
-    return;
-  }
-  render_one(data, out);
 }
 
 }  // namespace

@@ -110,14 +110,11 @@ constexpr contract::Operand<Args> kOperands[] = {
 };
 
 using contract::Repairable;
-constexpr contract::Rule kRules[] = {
+// After writer::kReadWriteRules (the args rows take the contract's places).
+constexpr contract::Rule kOwnRules[] = {
     {"args.bad-value", Repairable::Sometimes},
     {"args.conflict", Repairable::Sometimes,
      "flags that exclude each other, --if-sha256 not one per PATH, or a PATH named twice"},
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
     writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
@@ -154,7 +151,7 @@ struct Schema {
 };
 const Schema kSchema;
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
+void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"replace --old 'hello, %s' --new 'hi, %s' --dry-run src/main.c",
@@ -162,6 +159,10 @@ constexpr contract::Example kExamples[] = {
     {"replace --old greet --new welcome src/main.c",
      "found twice, expected once: precondition.count-mismatch with each line, nothing written"},
 };
+
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("the read and the write are of one snapshot under that lock");
 
 const contract::Tool kTool{
     .name = "replace",
@@ -181,10 +182,8 @@ const contract::Tool kTool{
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, idempotent, atomic, all_or_nothing, mode_preserved, "
                   "no_litter, bounded_memory",
-    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
-                   "second's wait, then conflict.locked); the read and the write are of one "
-                   "snapshot under that lock",
-    .text = render_text,
+    .concurrency = kConcurrency,
+    .text = writer::render_files<render_one>,
     .rules = kRules,
     .key_flags = "old new expect all",
     .examples = kExamples,
@@ -543,26 +542,14 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   // replaced, as one call each would.)
   std::vector<const os::Place*> places;
   for (const Item& it : items) places.push_back(it.place ? &*it.place : nullptr);
-  auto held = writer::hold_all(places, a.dry_run);
+  auto held = writer::hold_all(places, a.paths, a.dry_run, {"the file ", "name each file once"});
   if (auto* e = std::get_if<contract::Error>(&held)) {
     ctx.error(std::move(*e));
     return nullptr;
   }
-  bool twice = false;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::optional<size_t> before = std::get<writer::Held>(held).same_as[i];
-    if (!before) continue;
-    Item& it = items[i];
-    const std::string& other = items[*before].job.path;
-    contract::Error e = contract::make_error(
-        "args.conflict",
-        "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
-            "' again.",
-        Json::object({{"path", Json::bytes(it.job.path)}, {"same_as", Json::bytes(other)}}));
-    e.repair = contract::Repair::none("name each file once");
-    it.errors.push_back(std::move(e));
-    twice = true;
-  }
+  const bool twice = std::get<writer::Held>(held).any_twice;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].errors.push_back(std::move(*e));
   for (Item& it : items) {
     if (!it.place || twice) continue;
     auto opened = writer::open_file(*it.place, it.job.path);
@@ -680,14 +667,6 @@ void render_one(const Json& data, std::string& out) {
     if (data.get("changed")->as_bool() && !written->as_bool()) out += " (not written)";
   out += ", sha256 " + data.get("after_sha256")->str() + "\n";
   writer::render_diff_of(data, out);
-}
-
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* files = data.get("files")) {
-    for (const Json& one : files->items()) render_one(one, out);
-    return;
-  }
-  render_one(data, out);
 }
 
 }  // namespace

@@ -128,11 +128,8 @@ constexpr contract::Operand<Args> kOperands[] = {
      .help = "the file to create or replace"},
 };
 
-constexpr contract::Rule kRules[] = {
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
+// After writer::kReadWriteRules.
+constexpr contract::Rule kOwnRules[] = {
     {"io.rename-unsupported"},
     writer::kInputTooLarge,
     {"precondition.required"},
@@ -171,6 +168,10 @@ constexpr contract::Example kExamples[] = {
      "the diff, kept in the file's CRLF; nothing written (exit 9)"},
 };
 
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("of two with the same --if-sha256 exactly one wins");
+
 const contract::Tool kTool{
     .name = "write",
     .summary =
@@ -192,10 +193,7 @@ const contract::Tool kTool{
     .guarantees =
         "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
         "no_litter, bounded_memory",
-    .concurrency =
-        "tack writers of one directory take turns (flock on the directory, about a "
-        "second's wait, then conflict.locked); of two with the same --if-sha256 "
-        "exactly one wins",
+    .concurrency = kConcurrency,
     .text = render_text,
     .rules = kRules,
     .key_flags = "create stdin",

@@ -5,6 +5,7 @@
 // the flag; a row's kind, value name, default and ceiling are the same in every writer.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -64,6 +65,44 @@ constexpr contract::Flag<A> max_diff_lines(std::string_view help = kDiffLinesHel
           .floor = 0,
           .help = help,
           .limit = true};
+}
+
+// Text fixed at compile time from pieces, for a table's string that repeats a shared part.
+template <size_t N>
+struct Joined {
+  char text[N] = {};
+  constexpr operator std::string_view() const { return {text, N}; }
+};
+template <size_t A, size_t B>
+constexpr Joined<A + B - 2> join(const char (&a)[A], const char (&b)[B]) {
+  Joined<A + B - 2> out;
+  for (size_t i = 0; i + 1 < A; ++i) out.text[i] = a[i];
+  for (size_t i = 0; i + 1 < B; ++i) out.text[A - 1 + i] = b[i];
+  return out;
+}
+
+// How the writers of one file share its directory (Tool::concurrency), and then `rest`.
+inline constexpr char kTakeTurns[] =
+    "tack writers of one directory take turns (flock on the directory, about a second's wait, "
+    "then conflict.locked); ";
+template <size_t N>
+constexpr auto take_turns(const char (&rest)[N]) {
+  return join(kTakeTurns, rest);
+}
+
+// The rules each tool that rewrites a file's content lists first, in this order: where its
+// input comes from (args.required-flag), and reading and writing the file (io.*).
+inline constexpr contract::Rule kReadWriteRules[] = {
+    {"args.required-flag"}, {"io.is-a-directory"}, {"io.read-failed"}, {"io.write-failed"}};
+
+// A tool's rules: the shared rows, then its own.
+template <size_t A, size_t B>
+constexpr std::array<contract::Rule, A + B> rules(const contract::Rule (&shared)[A],
+                                                  const contract::Rule (&own)[B]) {
+  std::array<contract::Rule, A + B> out{};
+  for (size_t i = 0; i < A; ++i) out[i] = shared[i];
+  for (size_t i = 0; i < B; ++i) out[A + i] = own[i];
+  return out;
 }
 
 // The rule writer::too_large reaches: repaired by a retry when the size is within the ceiling.

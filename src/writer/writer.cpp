@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <tuple>
 #include <utility>
 
@@ -138,14 +140,29 @@ os::Result<std::vector<os::DirLock>> lock_each(std::vector<const os::Place*> pla
   return held;
 }
 
-os::Result<Held> hold_all(const std::vector<const os::Place*>& places, bool dry_run) {
+os::Result<Held> hold_all(const std::vector<const os::Place*>& places,
+                          const std::vector<std::string>& paths, bool dry_run, Twice words) {
   Held held;
   if (!dry_run) {
     auto locked = lock_each(places);
     if (auto* e = std::get_if<contract::Error>(&locked)) return std::move(*e);
     held.locks = std::move(std::get<std::vector<os::DirLock>>(locked));
   }
-  held.same_as = named_before(places);
+  const std::vector<std::optional<size_t>> before = named_before(places);
+  held.twice.resize(places.size());
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (!before[i]) continue;
+    const std::string& path = paths[i];
+    const std::string& other = paths[*before[i]];
+    contract::Error e = contract::make_error(
+        "args.conflict",
+        "'" + contract::printable(path) + "' is " + std::string(words.again) + "'" +
+            contract::printable(other) + "' again.",
+        Json::object({{"path", Json::bytes(path)}, {"same_as", Json::bytes(other)}}));
+    e.repair = contract::Repair::none(std::string(words.repair));
+    held.twice[i] = std::move(e);
+    held.any_twice = true;
+  }
   return held;
 }
 
@@ -184,6 +201,40 @@ uint64_t file_size(int root_fd, const std::string& path) {
       if (en->kind == os::Entry::Kind::File) return static_cast<uint64_t>(en->st.st_size);
   }
   return 0;
+}
+
+os::Result<std::string> entry_sha256(const os::Place& place, const os::Entry& e) {
+  using K = os::Entry::Kind;
+  if (e.kind == K::Link) {
+    std::string buf(PATH_MAX + 1, '\0');
+    ssize_t n = readlinkat(place.dir.get(), place.name.c_str(), buf.data(), buf.size());
+    if (n < 0) return os::errno_error(errno, place.path, "read");
+    buf.resize(static_cast<size_t>(n));
+    return os::sha256_hex(buf);
+  }
+  if (e.kind != K::File) return os::wrong_kind(place, e);
+  auto opened = os::open_existing(place);
+  if (auto* err = std::get_if<contract::Error>(&opened)) return std::move(*err);
+  auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), place.path);
+  if (auto* err = std::get_if<contract::Error>(&hashed)) return std::move(*err);
+  return std::get<os::Hashed>(hashed).hex;
+}
+
+std::string_view kind_name(os::Entry::Kind k) {
+  using K = os::Entry::Kind;
+  switch (k) {
+    case K::File:
+      return "file";
+    case K::Link:
+      return "symlink";
+    case K::Directory:
+      return "directory";
+    case K::Special:
+      return "other";
+    case K::Missing:
+      return "missing";
+  }
+  return "other";
 }
 
 os::CommitOptions replacing(const struct stat& st) {

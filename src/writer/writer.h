@@ -64,14 +64,21 @@ os::Result<os::DirLock> lock_unless_dry(bool dry_run, const os::Place& a,
 // places are skipped.
 os::Result<std::vector<os::DirLock>> lock_each(std::vector<const os::Place*> places);
 
-// The places of a call over several paths: their directories locked (lock_each; none in a dry
-// run, which changes nothing) and, for each place, the index of an earlier one naming the
-// same entry (named_before).
+// The places of a call over several paths (null: a path not placed): their directories
+// locked (lock_each; none in a dry run, which changes nothing), and for each path that names
+// the entry an earlier one names (named_before) the args.conflict refusing it: "'P' is
+// <again>'Q' again.", repaired as `repair` says.
 struct Held {
   std::vector<os::DirLock> locks;
-  std::vector<std::optional<size_t>> same_as;
+  std::vector<std::optional<contract::Error>> twice;
+  bool any_twice = false;
 };
-os::Result<Held> hold_all(const std::vector<const os::Place*>& places, bool dry_run);
+struct Twice {
+  std::string_view again;   // "the file " or ""
+  std::string_view repair;  // what to do instead
+};
+os::Result<Held> hold_all(const std::vector<const os::Place*>& places,
+                          const std::vector<std::string>& paths, bool dry_run, Twice words);
 
 // For each place, the index of an earlier one naming the same entry (same directory, same
 // name: two spellings of one path), or nothing. Null places are skipped.
@@ -83,6 +90,13 @@ os::Result<os::Opened> open_file(const os::Place& place, const std::string& path
 // The size of the regular file at path beneath the root (lstat, nothing read), 0 if none.
 uint64_t file_size(int root_fd, const std::string& path);
 
+// The hash a caller states for an entry: a file's content, a symbolic link's target text (a
+// link is never followed, so its text is what it is); anything else is the wrong kind.
+os::Result<std::string> entry_sha256(const os::Place& place, const os::Entry& e);
+
+// An entry's kind as answers name it: file, symlink, directory, other, missing.
+std::string_view kind_name(os::Entry::Kind k);
+
 // Replacing a file: its permission bits and sticky bit (set-id bits do not survive a content
 // change) and its owner are kept.
 os::CommitOptions replacing(const struct stat& st);
@@ -93,6 +107,17 @@ contract::Json planned(const os::Place& place, const std::string& path, bool cha
 
 // Paths as text_or_bytes, as parents_created lists them.
 contract::Json paths_json(const std::vector<std::string>& paths);
+
+// The text of an answer for one file, or for several ({files: [...]}): each by One. A tool's
+// Tool::text.
+template <void (*One)(const contract::Json&, std::string&)>
+void render_files(const contract::Json& data, std::string& out, const contract::Drain&) {
+  if (const contract::Json* files = data.get("files")) {
+    for (const contract::Json& one : files->items()) One(one, out);
+    return;
+  }
+  One(data, out);
+}
 
 // The end of an answer's text: its diff, and a mark when the diff was cut.
 void render_diff_of(const contract::Json& data, std::string& out);
