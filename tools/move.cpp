@@ -152,7 +152,7 @@ bool inside(std::string_view outer, std::string_view p) {
   return p == outer || (p.size() > outer.size() && p.starts_with(outer) && p[outer.size()] == '/');
 }
 
-void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (const std::string& hex : a.if_sha256)
     if (!os::is_sha256_hex(hex)) errs.push_back(writer::bad_hex("if-sha256", &hex));
   if (a.remove) {
@@ -177,17 +177,11 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
                         {"hashes", a.if_sha256.size()}})));
     // The same path twice would be checked twice and then renamed once: refused, so every
     // path named is one removal.
-    std::vector<std::string> seen{a.path};
-    for (const std::string& p : a.rest) {
-      if (std::find(seen.begin(), seen.end(), p) != seen.end()) {
-        contract::Error e = contract::make_error(
-            "args.conflict", "'" + contract::printable(p) + "' is named more than once.",
-            Json::object({{"path", Json::bytes(p)}}));
-        e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
-        errs.push_back(std::move(e));
-      }
-      seen.push_back(p);
-    }
+    std::vector<std::string> all{a.path};
+    all.insert(all.end(), a.rest.begin(), a.rest.end());
+    for (contract::Error& e :
+         writer::named_twice(all, ctx, false, "name each path once, with its own --if-sha256"))
+      errs.push_back(std::move(e));
     return;
   }
   if (a.if_sha256.size() > 1)

@@ -38,7 +38,6 @@ namespace {
 
 using contract::Json;
 using text::Applied;
-using text::Finder;
 using text::Found;
 
 struct Args {
@@ -212,34 +211,9 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
                       {"hashes", a.if_sha256.size()}})));
   // A file named twice would be checked twice against the same bytes and then written twice.
   // The retry names each once (offered when no --if-sha256 has to be paired anew).
-  {
-    std::vector<size_t> later;
-    for (size_t i = 0; i < a.paths.size(); ++i)
-      if (std::find(a.paths.begin(), a.paths.begin() + static_cast<long>(i), a.paths[i]) !=
-          a.paths.begin() + static_cast<long>(i))
-        later.push_back(i);
-    if (!later.empty()) {
-      const std::vector<size_t> tokens = writer::operand_tokens(ctx);
-      for (size_t i : later) {
-        contract::Error e = contract::make_error(
-            "args.conflict", "'" + contract::printable(a.paths[i]) + "' is named more than once.",
-            Json::object({{"path", Json::bytes(a.paths[i])}}));
-        if (a.if_sha256.empty() && tokens.size() == a.paths.size()) {
-          std::vector<std::string> argv;
-          for (size_t t = 0; t < ctx.argv().size(); ++t) {
-            bool drop = false;
-            for (size_t k : later) drop = drop || tokens[k] == t;
-            if (!drop) argv.push_back(ctx.argv()[t]);
-          }
-          e.repair = contract::Repair::retry(std::move(argv));
-          e.hint = "name each file once.";
-        } else {
-          e.repair = contract::Repair::none("name each file once, with its own --if-sha256");
-        }
-        errs.push_back(std::move(e));
-      }
-    }
-  }
+  for (contract::Error& e : writer::named_twice(a.paths, ctx, a.if_sha256.empty(),
+                                                "name each file once, with its own --if-sha256"))
+    errs.push_back(std::move(e));
   // "-" is a file named "-" for every path flag; standard input is --stdin. The literal token
   // is refused with the retry that means it (./- still names the file).
   if (a.edits_file && *a.edits_file == "-") {
@@ -350,23 +324,9 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   };
   const int fd = file.fd.get();
 
-  // Pass 1. Finders for each distinct raw form of old and of new (an empty new finds nothing).
-  std::vector<Finder> finders;
-  auto finder_of = [&](std::string needle, bool crlf) -> int {
-    if (needle.empty()) return -1;
-    // The CRLF filter matters only for a needle ending in '\r': otherwise the two forms of a
-    // text without '\n' find the same places, and one finder serves both.
-    crlf = crlf && needle.back() == '\r';
-    for (size_t i = 0; i < finders.size(); ++i)
-      if (finders[i].needle() == needle && finders[i].crlf() == crlf) return static_cast<int>(i);
-    finders.emplace_back(std::move(needle), crlf);
-    return static_cast<int>(finders.size() - 1);
-  };
-  const int old_lf = finder_of(text::raw_form(e.old_text, false), false);
-  const int old_crlf = finder_of(text::raw_form(e.old_text, true), true);
-  const int new_lf = finder_of(text::raw_form(e.new_text, false), false);
-  const int new_crlf = finder_of(text::raw_form(e.new_text, true), true);
-  auto scanned = writer::scan(fd, a.path, finders, a.max_bytes);
+  // Pass 1: where old and new occur, in both forms of the text.
+  text::EditFinders finders(e);
+  auto scanned = writer::scan(fd, a.path, finders.all(), a.max_bytes);
   if (auto* err = std::get_if<contract::Error>(&scanned)) return fail(std::move(*err));
   const writer::Scanned& first = std::get<writer::Scanned>(scanned);
   if (first.over) return fail(too_large(a, ctx, first.total));
@@ -375,11 +335,8 @@ Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
   const bool bom = first.bom;
   const text::Eol eol = first.eol;
   const bool crlf = eol == text::Eol::Crlf;
-  const int old_f = crlf ? old_crlf : old_lf, new_f = crlf ? new_crlf : new_lf;
-  static const std::vector<Found> kNone;
-  const std::vector<Found>& at = old_f >= 0 ? finders[static_cast<size_t>(old_f)].found : kNone;
-  const std::vector<Found>& fresh =
-      new_f >= 0 ? finders[static_cast<size_t>(new_f)].found : kNone;
+  const std::vector<Found>& at = finders.at(crlf);
+  const std::vector<Found>& fresh = finders.fresh(crlf);
   const std::string old_raw = text::raw_form(e.old_text, crlf), new_raw = text::raw_form(e.new_text, crlf);
 
   auto decided = text::decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {

@@ -52,6 +52,29 @@ void Finder::count_to(std::string_view w, uint64_t base, uint64_t pos) {
   counted_ = pos;
 }
 
+EditFinders::EditFinders(const ReplaceEdit& e) {
+  old_lf_ = finder_of(raw_form(e.old_text, false), false);
+  old_crlf_ = finder_of(raw_form(e.old_text, true), true);
+  new_lf_ = finder_of(raw_form(e.new_text, false), false);
+  new_crlf_ = finder_of(raw_form(e.new_text, true), true);
+}
+
+int EditFinders::finder_of(std::string needle, bool crlf) {
+  if (needle.empty()) return -1;
+  // The CRLF filter matters only for a needle ending in '\r': otherwise the two forms of a
+  // text without '\n' find the same places, and one finder serves both.
+  crlf = crlf && needle.back() == '\r';
+  for (size_t i = 0; i < finders_.size(); ++i)
+    if (finders_[i].needle() == needle && finders_[i].crlf() == crlf) return static_cast<int>(i);
+  finders_.emplace_back(std::move(needle), crlf);
+  return static_cast<int>(finders_.size() - 1);
+}
+
+const std::vector<Found>& EditFinders::of(int i) const {
+  static const std::vector<Found> kNone;
+  return i >= 0 ? finders_[static_cast<size_t>(i)].found : kNone;
+}
+
 std::variant<Applied, contract::Error> decide(const ReplaceEdit& e, size_t old_len, size_t new_len,
                                               const std::vector<Found>& at,
                                               const std::vector<Found>& fresh, int64_t index,

@@ -54,6 +54,24 @@ class Finder {
   uint64_t skip_ = 0, next_ = 0, counted_ = 0, lines_ = 0;
 };
 
+// The finders of one edit's old and new texts in both line-ending forms, for a file read once
+// whose policy is known only at its end; each distinct needle is searched for once (an empty
+// new text finds nothing).
+class EditFinders {
+ public:
+  explicit EditFinders(const ReplaceEdit& e);
+  std::vector<Finder>& all() { return finders_; }
+  // Where the old (at) and new (fresh) texts occur in the file's form (crlf).
+  const std::vector<Found>& at(bool crlf) const { return of(crlf ? old_crlf_ : old_lf_); }
+  const std::vector<Found>& fresh(bool crlf) const { return of(crlf ? new_crlf_ : new_lf_); }
+
+ private:
+  int finder_of(std::string needle, bool crlf);
+  const std::vector<Found>& of(int i) const;
+  std::vector<Finder> finders_;
+  int old_lf_, old_crlf_, new_lf_, new_crlf_;
+};
+
 struct Applied {
   uint64_t replacements = 0;
   bool already = false;  // the edit's result is there already: nothing to do

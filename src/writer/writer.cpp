@@ -111,6 +111,38 @@ std::vector<size_t> operand_tokens(const contract::Context& ctx) {
   return out;
 }
 
+std::vector<contract::Error> named_twice(const std::vector<std::string>& paths,
+                                         const contract::Context& ctx, bool retry,
+                                         std::string_view instead) {
+  std::vector<size_t> later;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (std::find(paths.begin(), paths.begin() + static_cast<long>(i), paths[i]) !=
+        paths.begin() + static_cast<long>(i))
+      later.push_back(i);
+  std::vector<contract::Error> out;
+  if (later.empty()) return out;
+  const std::vector<size_t> tokens = operand_tokens(ctx);
+  for (size_t i : later) {
+    contract::Error e = contract::make_error(
+        "args.conflict", "'" + contract::printable(paths[i]) + "' is named more than once.",
+        Json::object({{"path", Json::bytes(paths[i])}}));
+    if (retry && tokens.size() == paths.size()) {
+      std::vector<std::string> argv;
+      for (size_t t = 0; t < ctx.argv().size(); ++t) {
+        bool drop = false;
+        for (size_t k : later) drop = drop || tokens[k] == t;
+        if (!drop) argv.push_back(ctx.argv()[t]);
+      }
+      e.repair = contract::Repair::retry(std::move(argv));
+      e.hint = "name each file once.";
+    } else {
+      e.repair = contract::Repair::none(std::string(instead));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 contract::Error bad_hex(std::string_view flag, const std::string* value) {
   Json detail = Json::object({{"flag", flag}});
   if (value) detail.set("value", Json::bytes(*value));

@@ -51,6 +51,13 @@ std::optional<std::string> read_input(
 // indices of its operands.
 std::vector<size_t> operand_tokens(const contract::Context& ctx);
 
+// args.conflict for each path named again after its first time: it would be checked twice
+// against the same bytes. With `retry`, the repair is the call with the later ones left out
+// (when every operand token can be told); otherwise none, saying `instead`.
+std::vector<contract::Error> named_twice(const std::vector<std::string>& paths,
+                                         const contract::Context& ctx, bool retry,
+                                         std::string_view instead);
+
 // args.bad-value for a hash flag that is not 64 hex digits; `value` goes in detail when given.
 contract::Error bad_hex(std::string_view flag, const std::string* value = nullptr);
 

@@ -222,3 +222,22 @@ TEST(TextReplace, ApplyEditsAgainIsAlreadyDoneAndAnyRefusalNamesItsEdit) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TextReplace, EditFindersServeBothLineEndingForms) {
+  // "b\n" has two forms; "x" one (a single finder serves both).
+  text::EditFinders f(text::ReplaceEdit{"b\n", "x", 1, false});
+  EXPECT_EQ(f.all().size(), 3u);
+  const std::string s = "b\r\nb\nx";
+  for (text::Finder& one : f.all()) one.scan(s, 0, 0, true);
+  EXPECT_EQ(positions(f.at(true)), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(positions(f.at(false)), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(positions(f.fresh(true)), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(&f.fresh(true), &f.fresh(false));
+  text::EditFinders deleting(text::ReplaceEdit{"a", "", 1, false});
+  EXPECT_EQ(deleting.all().size(), 1u);
+  EXPECT_TRUE(deleting.fresh(false).empty());
+}
+
+}  // namespace
