@@ -12,12 +12,9 @@
 //
 // Memory: one edit (--old/--new, or an edits file of one) is streamed: the file is read twice
 // in 1 MiB windows and written to the temporary file in pieces, never held whole, and only the
-// lines around the occurrences are diffed (run_stream). A batch of edits applies each to the
-// result of the one before, so it holds the text (run_batch). Matching works on the file's own
-// bytes, the caller's texts put in the file's line-ending form (raw_form), not on a converted
-// copy of the file.
-#include <unistd.h>
-
+// lines around the occurrences are diffed. A batch of edits applies each to the result of the
+// one before, so it holds the text. Both are in writer/replace_file.h; matching works on the
+// file's own bytes, the caller's texts put in the file's line-ending form (raw_form).
 #include <algorithm>
 #include <optional>
 
@@ -27,18 +24,13 @@
 #include "os/open.h"
 #include "text/diff.h"
 #include "text/edits.h"
-#include "text/eol.h"
-#include "text/near_miss.h"
-#include "text/replace.h"
-#include "writer/replace_stream.h"
+#include "writer/replace_file.h"
 #include "writer/table.h"
 #include "writer/writer.h"
 
 namespace {
 
 using contract::Json;
-using text::Applied;
-using text::Found;
 
 struct Args {
   std::vector<std::string> paths;
@@ -53,17 +45,10 @@ struct Args {
   uint64_t max_diff_lines = 0;
 };
 
-// One file's part of a call: what run_stream and run_batch see. A call of several files
-// checks each as a dry run first (errors and planned actions collected, not reported), then
-// writes each with must_be, the hash the check read, so a file changed in between by a
-// writer that ignores tack's lock is refused rather than changed unchecked.
+// One file's part of a call (writer::ReplaceJob), and where a call of several files, which
+// checks each as a dry run first, collects its errors and planned actions.
 struct Job {
-  std::string path;
-  std::optional<std::string> if_sha256;
-  bool dry_run = false;
-  uint64_t max_bytes = 0;
-  uint64_t max_diff_lines = 0;
-  std::optional<std::string> must_be;
+  writer::ReplaceJob file;
   std::vector<contract::Error>* errors = nullptr;  // set: errors collected here
   Json* planned = nullptr;                         // set: planned actions appended here
 };
@@ -282,161 +267,46 @@ std::optional<std::string> read_edits(const Args& a, contract::Context& ctx) {
   });
 }
 
-contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) {
-  return writer::too_large({.where = Json::object({{"path", Json::bytes(a.path)}}),
-                            .what = "'" + contract::printable(a.path) + "'",
-                            .bytes = bytes,
-                            .say_exact = false,
-                            .max_bytes = a.max_bytes,
-                            .larger = "the file"},
-                           ctx);
-}
-
 // What the call found and did, and (dry run) what it would do.
-Json answer(const Job& a, const os::Place& place, contract::Context& ctx, bool changed,
-            bool already, uint64_t replacements, const std::string& before,
-            const std::string& after, uint64_t bytes, const text::Diff& d) {
+Json answer(const Job& job, const os::Place& place, contract::Context& ctx, writer::Replaced r) {
+  const writer::ReplaceJob& a = job.file;
   Json data = Json::object({{"path", Json::bytes(a.path)},
-                            {"changed", changed},
-                            {"already_applied", !changed && already},
-                            {"replacements", replacements},
-                            {"before_sha256", before},
-                            {"after_sha256", after},
-                            {"diff", text::diff_json(d)},
-                            {"diff_truncated", d.truncated}});
+                            {"changed", r.changed},
+                            {"already_applied", !r.changed && r.already},
+                            {"replacements", r.replacements},
+                            {"before_sha256", r.before},
+                            {"after_sha256", r.after},
+                            {"diff", std::move(r.diff)},
+                            {"diff_truncated", r.diff_truncated}});
   if (a.dry_run) {
-    Json planned = writer::planned(place, a.path, changed, before, after, bytes);
-    if (a.planned)
-      for (const Json& step : planned.items()) a.planned->push(step);
+    Json planned = writer::planned(place, a.path, r.changed, r.before, r.after, r.bytes);
+    if (job.planned)
+      for (const Json& step : planned.items()) job.planned->push(step);
     else
       ctx.dry_run(std::move(planned));
   }
   return data;
 }
 
-// --- One edit: the file streamed, never held whole (writer/replace_stream.h) ----------------
-
-Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
-                const os::Opened& file, const text::ReplaceEdit& e, int64_t index) {
-  auto fail = [&](contract::Error err) {
-    report(a, ctx, std::move(err));
-    return Json(nullptr);
-  };
-  const int fd = file.fd.get();
-
-  // Pass 1: where old and new occur, in both forms of the text.
-  text::EditFinders finders(e);
-  auto scanned = writer::scan(fd, a.path, finders.all(), a.max_bytes);
-  if (auto* err = std::get_if<contract::Error>(&scanned)) return fail(std::move(*err));
-  const writer::Scanned& first = std::get<writer::Scanned>(scanned);
-  if (first.over) return fail(too_large(a, ctx, first.total));
-  const std::string& before = first.sha256;
-  if (a.must_be && before != *a.must_be) return fail(writer::changed_meanwhile(a.path));
-  const bool bom = first.bom;
-  const text::Eol eol = first.eol;
-  const bool crlf = eol == text::Eol::Crlf;
-  const std::vector<Found>& at = finders.at(crlf);
-  const std::vector<Found>& fresh = finders.fresh(crlf);
-  const std::string old_raw = text::raw_form(e.old_text, crlf), new_raw = text::raw_form(e.new_text, crlf);
-
-  auto decided = text::decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
-    // An error path: the file is read whole here (it is within --max-bytes), once.
-    os::Bytes text;
-    auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
-    if (!std::holds_alternative<os::WholeFile>(read) || !std::get<os::WholeFile>(read).kept)
-      return Json::array();
-    return text::near_of(text.view(), bom, eol, e.old_text);
-  });
-  if (auto* err = std::get_if<contract::Error>(&decided)) {
-    err->detail.set("path", Json::bytes(a.path));
-    err->detail.set("actual_sha256", before);
-    return fail(std::move(*err));
-  }
-  const Applied applied = std::get<Applied>(decided);
-  const bool changed = applied.replacements > 0;  // old != new, so any replacement changes bytes
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  if (!changed)
-    return answer(a, place, ctx, false, applied.already, 0, before, before, first.total,
-                  std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
-  // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
-  // now stale) answers already_applied above rather than a mismatch.
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
-    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
-
-  text::DiffBuilder diff(opt);
-  if (auto err = writer::diff_regions(fd, a.path, at, old_raw, new_raw, opt.context, diff))
-    return fail(std::move(*err));
-
-  // Pass 2: the file again, the occurrences replaced, into the temporary file.
-  std::optional<os::TempFile> tmp;
-  if (!a.dry_run) {
-    auto made = os::TempFile::create(place, writer::replacing(file.st));
-    if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
-    tmp.emplace(std::move(std::get<os::TempFile>(made)));
-  }
-  auto rewritten =
-      writer::rewrite(fd, a.path, first, at, old_raw.size(), new_raw, tmp ? &*tmp : nullptr);
-  if (auto* err = std::get_if<contract::Error>(&rewritten)) return fail(std::move(*err));
-  const writer::Rewritten& next = std::get<writer::Rewritten>(rewritten);
-  Json data = answer(a, place, ctx, true, false, applied.replacements, before, next.sha256,
-                     next.size, std::move(diff).finish(eol, next.eol, bom, next.bom));
-  if (tmp)
-    if (auto err = tmp->commit()) return fail(std::move(*err));
-  return data;
-}
-
-// --- Several edits: the file in memory, each edit applied to the result of the last --------
-
-Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, const os::Opened& file,
-               const std::vector<text::ReplaceEdit>& edits) {
-  auto fail = [&](contract::Error err) {
-    report(a, ctx, std::move(err));
-    return Json(nullptr);
-  };
-  os::Bytes old;
-  os::Sha hash;
-  auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
-                             [&](std::string_view piece) { hash.update(piece); });
-  if (auto* err = std::get_if<contract::Error>(&read)) return fail(std::move(*err));
-  const os::WholeFile& whole = std::get<os::WholeFile>(read);
-  if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
-  const std::string before = hash.hex();
-  if (a.must_be && before != *a.must_be) return fail(writer::changed_meanwhile(a.path));
-
-  // The BOM is kept out of matching; the line-ending policy is the file's as it was read.
-  text::EolTally eols;
-  eols.add(old.view());
-  auto applied = text::apply_edits(old.view(), text::has_bom(old.view()), eols.result(), edits);
-  if (auto* err = std::get_if<contract::Error>(&applied)) {
-    err->detail.set("path", Json::bytes(a.path));
-    err->detail.set("actual_sha256", before);
-    return fail(std::move(*err));
-  }
-  const text::EditsApplied& done = std::get<text::EditsApplied>(applied);
-  const std::string_view text = done.text ? std::string_view(*done.text) : old.view();
-  const bool changed = text != old.view();
-  const std::string after = changed ? os::sha256_hex(text) : before;
-  // Checked after the edits are tried (see run_stream).
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before && changed)
-    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
-
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  Json data = answer(a, place, ctx, changed, done.already, done.replacements, before, after,
-                     text.size(), text::diff_lines(old.view(), text, opt));
-  if (!a.dry_run && changed)
-    if (auto err = os::commit_file(place, text, writer::replacing(file.st)))
-      return fail(std::move(*err));
-  return data;
-}
-
-// One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
-// applies each edit to the result of the one before, so it holds the text.
+// The edits applied to one file (writer/replace_file.h), answered or reported.
 Json apply(const Job& job, contract::Context& ctx, const os::Place& place, const os::Opened& file,
            const std::vector<text::ReplaceEdit>& edits, bool listed) {
-  if (edits.size() == 1) return run_stream(job, ctx, place, file, edits[0], listed ? 0 : -1);
-  return run_batch(job, ctx, place, file, edits);
+  auto done = writer::replace_in_file(job.file, ctx, place, file, edits, listed);
+  if (auto* err = std::get_if<contract::Error>(&done)) {
+    report(job, ctx, std::move(*err));
+    return nullptr;
+  }
+  return answer(job, place, ctx, std::move(std::get<writer::Replaced>(done)));
+}
+
+// The part of PATH number i.
+writer::ReplaceJob file_job(const Args& a, size_t i, bool dry_run) {
+  return {.path = a.paths[i],
+          .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[i]),
+          .dry_run = dry_run,
+          .max_bytes = a.max_bytes,
+          .max_diff_lines = a.max_diff_lines,
+          .must_be = std::nullopt};
 }
 
 Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::ReplaceEdit>& edits) {
@@ -444,18 +314,13 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
     ctx.error(std::move(e));
     return Json(nullptr);
   };
-  Job job{.path = a.paths[0],
-          .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[0]),
-          .dry_run = a.dry_run,
-          .max_bytes = a.max_bytes,
-          .max_diff_lines = a.max_diff_lines,
-          .must_be = std::nullopt};
-  auto placed = os::open_place(ctx.root_fd(), job.path, os::Parents::Refuse);
+  const Job job{.file = file_job(a, 0, a.dry_run)};
+  auto placed = os::open_place(ctx.root_fd(), job.file.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
   auto held = writer::lock_unless_dry(a.dry_run, place);
   if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
-  auto opened = writer::open_file(place, job.path);
+  auto opened = writer::open_file(place, job.file.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   return apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
 }
@@ -478,15 +343,8 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   std::vector<Item> items(a.paths.size());
   for (size_t i = 0; i < items.size(); ++i) {
     Item& it = items[i];
-    it.job = Job{.path = a.paths[i],
-                 .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[i]),
-                 .dry_run = true,
-                 .max_bytes = a.max_bytes,
-                 .max_diff_lines = a.max_diff_lines,
-                 .must_be = std::nullopt,
-                 .errors = &it.errors,
-                 .planned = &it.planned};
-    auto placed = os::open_place(ctx.root_fd(), it.job.path, os::Parents::Refuse);
+    it.job = Job{.file = file_job(a, i, true), .errors = &it.errors, .planned = &it.planned};
+    auto placed = os::open_place(ctx.root_fd(), it.job.file.path, os::Parents::Refuse);
     if (auto* e = std::get_if<contract::Error>(&placed))
       it.errors.push_back(std::move(*e));
     else
@@ -509,7 +367,7 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].errors.push_back(std::move(*e));
   for (Item& it : items) {
     if (!it.place || twice) continue;
-    auto opened = writer::open_file(*it.place, it.job.path);
+    auto opened = writer::open_file(*it.place, it.job.file.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) {
       it.errors.push_back(std::move(*e));
       continue;
@@ -563,12 +421,12 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   for (Item& it : items) {
     if (!it.data.get("changed")->as_bool()) continue;
     Job job = it.job;
-    job.dry_run = false;
+    job.file.dry_run = false;
     job.planned = nullptr;
-    job.must_be = it.data.get("before_sha256")->str();
+    job.file.must_be = it.data.get("before_sha256")->str();
     std::vector<contract::Error> errors;
     job.errors = &errors;
-    auto opened = writer::open_file(*it.place, job.path);
+    auto opened = writer::open_file(*it.place, job.file.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) errors.push_back(std::move(*e));
     Json data = errors.empty()
                     ? apply(job, ctx, *it.place, std::get<os::Opened>(opened), edits, listed)
