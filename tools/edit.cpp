@@ -17,6 +17,7 @@
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
+#include "text/line_edits.h"
 #include "text/witness.h"
 #include "writer/table.h"
 #include "writer/writer.h"
@@ -35,8 +36,7 @@ struct Args {
   uint64_t max_diff_lines = 0;
 };
 
-constexpr int64_t kAround = 5;                      // fresh witnesses: lines either side
-constexpr uint64_t kEdge = 0x7461636b65646765;      // witness.h's sentinel ("tackedge")
+constexpr int64_t kAround = 5;  // fresh witnesses: lines either side
 
 using contract::Kind;
 using contract::Role;
@@ -141,44 +141,7 @@ contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint
                            ctx);
 }
 
-struct Line {
-  std::string_view raw;  // without '\n', '\r' kept; line 1 without the BOM
-  bool newline = true;
-};
-
-std::vector<Line> split(std::string_view body) {
-  std::vector<Line> lines;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t nl = body.find('\n', pos);
-    if (nl == std::string_view::npos) {
-      lines.push_back({body.substr(pos), false});
-      break;
-    }
-    lines.push_back({body.substr(pos, nl - pos), true});
-    pos = nl + 1;
-  }
-  return lines;
-}
-
-// Where a witness that resolves nowhere most likely pointed: a line whose window hash at some
-// radius in [kMinRadius, kMaxRadius] equals it (its neighbourhood is intact but the radius that
-// makes it unique moved). -1 when there is none.
-int64_t best_guess(std::span<const uint64_t> h, uint32_t value) {
-  const int64_t n = static_cast<int64_t>(h.size());
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t w = text::witness_mix(h[static_cast<size_t>(i)], 0, 0, 0);
-    for (int64_t r = 1; r <= text::kMaxRadius; ++r) {
-      uint64_t left = i - r >= 0 ? h[static_cast<size_t>(i - r)] : kEdge;
-      uint64_t right = i + r < n ? h[static_cast<size_t>(i + r)] : kEdge;
-      w = text::witness_mix(w, left, right, r);
-      if (r >= text::kMinRadius && (w & 0xFFFFFF) == value) return i;
-    }
-  }
-  return -1;
-}
-
-Json around(const std::vector<Line>& lines, const std::vector<uint32_t>& w, int64_t center,
+Json around(const std::vector<text::Line>& lines, const std::vector<uint32_t>& w, int64_t center,
             text::Eol eol) {
   Json out = Json::array();
   const int64_t n = static_cast<int64_t>(lines.size());
@@ -243,11 +206,11 @@ Json run(const Args& a, contract::Context& ctx) {
   // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
   const bool bom = text::has_bom(before_bytes);
   std::string_view body = before_bytes.substr(bom ? 3 : 0);
-  std::vector<Line> lines = split(body);
+  std::vector<text::Line> lines = text::split_lines(body);
   text::EolCounter counter;
   std::vector<uint64_t> hashes;
   hashes.reserve(lines.size());
-  for (const Line& l : lines) {
+  for (const text::Line& l : lines) {
     counter.add(l.raw, l.newline);
     hashes.push_back(text::line_hash(l.raw));
   }
@@ -274,7 +237,7 @@ Json run(const Args& a, contract::Context& ctx) {
       guess = static_cast<int64_t>(hits[0]);
     } else if (hits.empty()) {
       reason = "no-match";
-      guess = best_guess(hashes, edits[k].value);
+      guess = text::nearest_witness(hashes, edits[k].value);
     } else {
       reason = "several";
       guess = static_cast<int64_t>(hits[0]);
@@ -308,24 +271,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
   std::vector<const text::LineEdit*> edit_of(lines.size(), nullptr);
   for (size_t k = 0; k < edits.size(); ++k) edit_of[target[k]] = &edits[k];
-  std::string after_bytes = bom ? std::string(text::kBom) : std::string();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const Line& l = lines[i];
-    if (!edit_of[i]) {
-      after_bytes += l.raw;
-      if (l.newline) after_bytes += '\n';
-      continue;
-    }
-    // New lines end as the file's lines do: "\r\n" in a CRLF file; in a mixed file as the
-    // replaced line did. The last line keeps its missing final newline.
-    const bool crlf = eol == text::Eol::Crlf ||
-                      (eol == text::Eol::Mixed && !l.raw.empty() && l.raw.back() == '\r');
-    const auto& repl = edit_of[i]->lines;
-    for (size_t j = 0; j < repl.size(); ++j) {
-      after_bytes += repl[j];
-      if (j + 1 < repl.size() || l.newline) after_bytes += crlf ? "\r\n" : "\n";
-    }
-  }
+  const std::string after_bytes = text::apply_line_edits(lines, edit_of, eol, bom);
   const bool changed = after_bytes != before_bytes;
   const std::string after = changed ? os::sha256_hex(after_bytes) : before;
 
