@@ -190,16 +190,12 @@ Json run(const Args& a, contract::Context& ctx) {
   auto opened = writer::open_file(place, a.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
-  // Read once, into a huge-page buffer (os/atomic.h says why), hashed as it arrives.
-  os::Bytes before_buf;
-  os::Sha hash;
-  auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
-                             [&](std::string_view piece) { hash.update(piece); });
+  auto read = writer::read_file(file, a.path, a.max_bytes);
   if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));
-  const os::WholeFile& whole = std::get<os::WholeFile>(read);
-  if (!whole.kept) return fail(too_large(a.path, whole.bytes, true, a.max_bytes, ctx));
-  const std::string_view before_bytes = before_buf.view();
-  const std::string before = hash.hex();
+  const writer::Whole& whole = std::get<writer::Whole>(read);
+  if (!whole.kept) return fail(too_large(a.path, whole.size, true, a.max_bytes, ctx));
+  const std::string_view before_bytes = whole.bytes.view();
+  const std::string& before = whole.sha256;
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
     return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 

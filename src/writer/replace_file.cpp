@@ -112,14 +112,12 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
 Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::Place& place,
                   const os::Opened& file, const std::vector<text::ReplaceEdit>& edits) {
   auto fail = [](contract::Error err) { return Outcome(std::move(err)); };
-  os::Bytes old;
-  os::Sha hash;
-  auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
-                             [&](std::string_view piece) { hash.update(piece); });
+  auto read = read_file(file, a.path, a.max_bytes);
   if (auto* err = std::get_if<contract::Error>(&read)) return fail(std::move(*err));
-  const os::WholeFile& whole = std::get<os::WholeFile>(read);
-  if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
-  const std::string before = hash.hex();
+  const Whole& whole = std::get<Whole>(read);
+  if (!whole.kept) return fail(too_large(a, ctx, whole.size));
+  const os::Bytes& old = whole.bytes;
+  const std::string& before = whole.sha256;
   if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a.path));
 
   // The BOM is kept out of matching; the line-ending policy is the file's as it was read.

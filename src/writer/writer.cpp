@@ -131,6 +131,18 @@ os::Result<os::Opened> open_file(const os::Place& place, const std::string& path
   return os::open_existing(place);
 }
 
+os::Result<Whole> read_file(const os::Opened& file, const std::string& path, uint64_t max_bytes) {
+  Whole out;
+  os::Sha hash;
+  auto read = os::read_whole(file.fd.get(), path, &out.bytes, max_bytes,
+                             [&](std::string_view piece) { hash.update(piece); });
+  if (auto* e = std::get_if<contract::Error>(&read)) return std::move(*e);
+  out.size = std::get<os::WholeFile>(read).bytes;
+  out.kept = std::get<os::WholeFile>(read).kept;
+  out.sha256 = hash.hex();
+  return out;
+}
+
 uint64_t file_size(int root_fd, const std::string& path) {
   auto placed = os::open_place(root_fd, path, os::Parents::Refuse);
   if (auto* p = std::get_if<os::Place>(&placed)) {

@@ -94,6 +94,16 @@ std::vector<std::optional<size_t>> named_before(std::span<const os::Place* const
 // The regular file at a place, opened for reading: io.not-found, or the wrong kind.
 os::Result<os::Opened> open_file(const os::Place& place, const std::string& path);
 
+// A target opened under the lock, read whole (into a huge-page buffer, os/atomic.h says why)
+// and hashed as it arrives, when it is at most max_bytes; else only its size (kept false).
+struct Whole {
+  os::Bytes bytes;
+  std::string sha256;
+  uint64_t size = 0;
+  bool kept = false;
+};
+os::Result<Whole> read_file(const os::Opened& file, const std::string& path, uint64_t max_bytes);
+
 // The size of the regular file at path beneath the root (lstat, nothing read), 0 if none.
 uint64_t file_size(int root_fd, const std::string& path);
 
