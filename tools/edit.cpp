@@ -21,8 +21,11 @@
 #include "text/diff.h"
 #include "text/edits.h"
 #include "text/eol.h"
+#include "text/line_edits.h"
 #include "text/witness.h"
 #include "tools/edit.schema.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -38,46 +41,31 @@ struct Args {
   uint64_t max_diff_lines = 0;
 };
 
-constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
-constexpr uint64_t kDiffLinesCeiling = 1'000'000;
-constexpr int64_t kAround = 5;                      // fresh witnesses: lines either side
-constexpr uint64_t kEdge = 0x7461636b65646765;      // witness.h's sentinel ("tackedge")
+constexpr int64_t kAround = 5;  // fresh witnesses: lines either side
 
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "if-sha256", .kind = Kind::Text, .bind = &Args::if_sha256, .value_name = "HEX",
-     .help = "the file's content must hash to HEX (SHA-256) or nothing is written"},
-    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
-     .help = "resolve and check everything and answer with the diff and planned_actions, "
-             "changing nothing (exit 9)"},
+    writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is written"),
+    writer::dry_run<Args>("resolve and check everything and answer with the diff and "
+                          "planned_actions, changing nothing (exit 9)"),
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
              "each putting its lines in place of the line W names ([] deletes it; to insert, "
              "repeat that line with the new ones)"},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
      .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
-     .help = "the largest file (and edits list) accepted (limit.input-too-large)",
-     .limit = true},
-    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
-     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
-     .help = "the most diff lines listed; past it diff_truncated is true",
-     .limit = true},
+    writer::max_bytes<Args>("the largest file (and edits list) accepted (limit.input-too-large)"),
+    writer::max_diff_lines<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
     {.name = "PATH", .role = Role::PathWrite, .bind = &Args::path, .help = "the file to change"},
 };
 
-using contract::Repairable;
-constexpr contract::Rule kRules[] = {
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
-    {"limit.input-too-large", Repairable::Sometimes},
+// After writer::kReadWriteRules.
+constexpr contract::Rule kOwnRules[] = {
+    writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
     {"precondition.stale-witness"},
@@ -92,6 +80,10 @@ constexpr contract::Example kExamples[] = {
     {"echo '[{\"witness\":\"h000000\",\"lines\":[\"x\"]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin src/main.c",
      "precondition.stale-witness with fresh witnesses around it; nothing written"},
 };
+
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("witnesses are resolved on the snapshot read under that lock");
 
 const contract::Tool kTool{
     .name = "edit",
@@ -109,9 +101,7 @@ const contract::Tool kTool{
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, atomic, all_or_nothing, mode_preserved, no_litter, "
                   "bounded_memory",
-    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
-                   "second's wait, then conflict.locked); witnesses are resolved on the "
-                   "snapshot read under that lock",
+    .concurrency = kConcurrency,
     .text = render_text,
     .rules = kRules,
     .key_flags = "stdin",
@@ -121,115 +111,26 @@ const contract::Tool kTool{
 static_assert(contract::valid<Args>(kFlags, kOperands));
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
-  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256))
-    errs.push_back(contract::make_error("args.bad-value",
-                                        "--if-sha256 must be 64 hex digits (a SHA-256).",
-                                        Json::object({{"flag", "if-sha256"}})));
+  if (a.if_sha256 && !os::is_sha256_hex(*a.if_sha256)) errs.push_back(writer::bad_hex("if-sha256"));
   if (!a.stdin_edits && !a.edits_file)
     errs.push_back(contract::make_error(
         "args.required-flag", "the edits must come from --stdin or --edits-file PATH.",
         Json::object({{"flags", Json::array({"--stdin", "--edits-file"})}})));
 }
 
+// An input past --max-bytes; the retry raises the cap to `need` too (the target's size).
 contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint64_t max,
                           contract::Context& ctx, uint64_t need = 0) {
-  contract::Error e = contract::make_error(
-      "limit.input-too-large",
-      contract::printable(what) + " is " + (exact ? "" : "more than ") + std::to_string(size) +
-          " bytes, past --max-bytes " + std::to_string(max) + ".",
-      Json::object({{"source", Json::bytes(what)}, {"bytes", size}, {"exact", exact},
-                    {"max_bytes", max}, {"ceiling", kMaxBytesCeiling}}));
-  need = std::max(need, size);
-  if (exact && need <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-  } else {
-    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
-  }
-  return e;
+  return writer::too_large({.where = Json::object({{"source", Json::bytes(what)}}),
+                            .what = contract::printable(what),
+                            .bytes = size,
+                            .exact = exact,
+                            .max_bytes = max,
+                            .need = need},
+                           ctx);
 }
 
-// The edits list, from stdin or --edits-file, at most max_bytes.
-// Past the cap, *over is set to the size (0: past the ceiling) and nothing is returned: the
-// error waits until the target's size is known, so its retry raises the cap enough for both.
-std::optional<std::string> read_edits(const Args& a, contract::Context& ctx, uint64_t& over) {
-  std::string bytes;
-  if (a.edits_file) {
-    auto opened = os::open_read(ctx.root_fd(), *a.edits_file, os::Want::File, *a.edits_file);
-    if (auto* e = std::get_if<contract::Error>(&opened)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), *a.edits_file, &bytes,
-                                a.max_bytes);
-    if (auto* e = std::get_if<contract::Error>(&hashed)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    if (!std::get<os::Hashed>(hashed).kept) {
-      over = std::get<os::Hashed>(hashed).bytes;
-      return std::nullopt;
-    }
-    return bytes;
-  }
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling,
-                                           [&](std::string_view piece) {
-                                             bytes.append(piece);
-                                             return true;
-                                           });
-  if (r.error) {
-    ctx.error(os::errno_error(r.error, "standard input", "read"));
-    return std::nullopt;
-  }
-  if (r.total > kMaxBytesCeiling) {
-    ctx.error(too_large("standard input", kMaxBytesCeiling, false, a.max_bytes, ctx));
-    return std::nullopt;
-  }
-  if (r.total > a.max_bytes) {
-    over = r.total;
-    return std::nullopt;
-  }
-  return bytes;
-}
-
-struct Line {
-  std::string_view raw;  // without '\n', '\r' kept; line 1 without the BOM
-  bool newline = true;
-};
-
-std::vector<Line> split(std::string_view body) {
-  std::vector<Line> lines;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t nl = body.find('\n', pos);
-    if (nl == std::string_view::npos) {
-      lines.push_back({body.substr(pos), false});
-      break;
-    }
-    lines.push_back({body.substr(pos, nl - pos), true});
-    pos = nl + 1;
-  }
-  return lines;
-}
-
-// Where a witness that resolves nowhere most likely pointed: a line whose window hash at some
-// radius in [kMinRadius, kMaxRadius] equals it (its neighbourhood is intact but the radius that
-// makes it unique moved). -1 when there is none.
-int64_t best_guess(std::span<const uint64_t> h, uint32_t value) {
-  const int64_t n = static_cast<int64_t>(h.size());
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t w = text::witness_mix(h[static_cast<size_t>(i)], 0, 0, 0);
-    for (int64_t r = 1; r <= text::kMaxRadius; ++r) {
-      uint64_t left = i - r >= 0 ? h[static_cast<size_t>(i - r)] : kEdge;
-      uint64_t right = i + r < n ? h[static_cast<size_t>(i + r)] : kEdge;
-      w = text::witness_mix(w, left, right, r);
-      if (r >= text::kMinRadius && (w & 0xFFFFFF) == value) return i;
-    }
-  }
-  return -1;
-}
-
-Json around(const std::vector<Line>& lines, const std::vector<uint32_t>& w, int64_t center,
+Json around(const std::vector<text::Line>& lines, const std::vector<uint32_t>& w, int64_t center,
             text::Eol eol) {
   Json out = Json::array();
   const int64_t n = static_cast<int64_t>(lines.size());
@@ -250,20 +151,14 @@ Json run(const Args& a, contract::Context& ctx) {
     return Json(nullptr);
   };
   const std::string source = a.edits_file ? *a.edits_file : std::string("-");
-  uint64_t over = 0;
-  auto raw = read_edits(a, ctx, over);
-  if (!raw) {
-    if (!over) return nullptr;
-    // The target's size from lstat (nothing of it is read), so one retry clears both caps.
-    uint64_t target = 0;
-    auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
-    if (auto* p = std::get_if<os::Place>(&placed)) {
-      auto looked = os::look(*p);
-      if (auto* en = std::get_if<os::Entry>(&looked))
-        if (en->kind == os::Entry::Kind::File) target = static_cast<uint64_t>(en->st.st_size);
-    }
-    return fail(too_large(source, over, true, a.max_bytes, ctx, target));
-  }
+  // Past --max-bytes, the retry raises the cap for the target too (its size from lstat,
+  // nothing of it read), so one retry clears both.
+  auto raw = writer::read_input(a.edits_file, a.max_bytes, ctx, [&](uint64_t size, bool exact) {
+    if (!exact) return too_large("standard input", size, false, a.max_bytes, ctx);
+    return too_large(source, size, true, a.max_bytes, ctx,
+                     writer::file_size(ctx.root_fd(), a.path));
+  });
+  if (!raw) return nullptr;
   auto parsed = text::parse_line_edits(*raw);
   if (auto* pe = std::get_if<text::EditsError>(&parsed)) {
     if (pe->kind == text::EditsError::Kind::Syntax)
@@ -279,41 +174,28 @@ Json run(const Args& a, contract::Context& ctx) {
   auto placed = os::open_place(ctx.root_fd(), a.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
-  os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
-  if (!a.dry_run) {
-    auto locked = os::lock(place);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
-  auto looked = os::look(place);
-  if (auto* e = std::get_if<contract::Error>(&looked)) return fail(std::move(*e));
-  const os::Entry& entry = std::get<os::Entry>(looked);
-  if (entry.kind == os::Entry::Kind::Missing) return fail(os::errno_error(ENOENT, a.path, "open"));
-  if (entry.kind != os::Entry::Kind::File) return fail(os::wrong_kind(place, entry));
-  auto opened = os::open_existing(place);
+  auto held = writer::lock_unless_dry(a.dry_run, place);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
+  auto opened = writer::open_file(place, a.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   auto& file = std::get<os::Opened>(opened);
-  // Read once, into a huge-page buffer (mem/big_alloc.h says why), hashed as it arrives.
-  mem::Bytes before_buf;
-  os::Sha hash;
-  auto read = os::read_whole(file.fd.get(), a.path, &before_buf, a.max_bytes,
-                             [&](std::string_view piece) { hash.update(piece); });
+  auto read = writer::read_file(file, a.path, a.max_bytes);
   if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));
-  const os::WholeFile& whole = std::get<os::WholeFile>(read);
-  if (!whole.kept) return fail(too_large(a.path, whole.bytes, true, a.max_bytes, ctx));
-  const std::string_view before_bytes = before_buf.view();
-  const std::string before = hash.hex();
+  const writer::Whole& whole = std::get<writer::Whole>(read);
+  if (!whole.kept) return fail(too_large(a.path, whole.size, true, a.max_bytes, ctx));
+  const std::string_view before_bytes = whole.bytes.view();
+  const std::string& before = whole.sha256;
   if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
     return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
 
   // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
   const bool bom = text::has_bom(before_bytes);
   std::string_view body = before_bytes.substr(bom ? 3 : 0);
-  std::vector<Line> lines = split(body);
+  std::vector<text::Line> lines = text::split_lines(body);
   text::EolCounter counter;
   std::vector<uint64_t> hashes;
   hashes.reserve(lines.size());
-  for (const Line& l : lines) {
+  for (const text::Line& l : lines) {
     counter.add(l.raw, l.newline);
     hashes.push_back(text::line_hash(l.raw));
   }
@@ -340,7 +222,7 @@ Json run(const Args& a, contract::Context& ctx) {
       guess = static_cast<int64_t>(hits[0]);
     } else if (hits.empty()) {
       reason = "no-match";
-      guess = best_guess(hashes, edits[k].value);
+      guess = text::nearest_witness(hashes, edits[k].value);
     } else {
       reason = "several";
       guess = static_cast<int64_t>(hits[0]);
@@ -374,24 +256,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
   std::vector<const text::LineEdit*> edit_of(lines.size(), nullptr);
   for (size_t k = 0; k < edits.size(); ++k) edit_of[target[k]] = &edits[k];
-  std::string after_bytes = bom ? std::string(text::kBom) : std::string();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const Line& l = lines[i];
-    if (!edit_of[i]) {
-      after_bytes += l.raw;
-      if (l.newline) after_bytes += '\n';
-      continue;
-    }
-    // New lines end as the file's lines do: "\r\n" in a CRLF file; in a mixed file as the
-    // replaced line did. The last line keeps its missing final newline.
-    const bool crlf = eol == text::Eol::Crlf ||
-                      (eol == text::Eol::Mixed && !l.raw.empty() && l.raw.back() == '\r');
-    const auto& repl = edit_of[i]->lines;
-    for (size_t j = 0; j < repl.size(); ++j) {
-      after_bytes += repl[j];
-      if (j + 1 < repl.size() || l.newline) after_bytes += crlf ? "\r\n" : "\n";
-    }
-  }
+  const std::string after_bytes = text::apply_line_edits(lines, edit_of, eol, bom);
   const bool changed = after_bytes != before_bytes;
   const std::string after = changed ? os::sha256_hex(after_bytes) : before;
 
@@ -406,18 +271,12 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"diff", text::diff_json(d)},
                             {"diff_truncated", d.truncated}});
   if (a.dry_run) {
-    Json planned = changed ? os::planned_write(place, a.path, before, after, after_bytes.size())
-                           : Json::array();
-    ctx.dry_run(std::move(planned));
+    ctx.dry_run(writer::planned(place, a.path, changed, before, after, after_bytes.size()));
     return data;
   }
-  if (changed) {
-    os::CommitOptions copt;
-    copt.replace = os::Replace::Allow;
-    copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-    copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
-    if (auto e = os::commit_file(place, after_bytes, copt)) return fail(std::move(*e));
-  }
+  if (changed)
+    if (auto e = os::commit_file(place, after_bytes, writer::replacing(file.st)))
+      return fail(std::move(*e));
   return data;
 }
 
@@ -426,9 +285,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
   out += data.get("changed")->as_bool() ? ": " : ": unchanged, ";
   out += std::to_string(data.get("edits")->as_uint()) + " edit(s), sha256 " +
          data.get("after_sha256")->str() + "\n";
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+  writer::render_diff_of(data, out);
 }
 
 }  // namespace

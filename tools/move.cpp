@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <tuple>
 
 #include "os/dir_lock.h"
 #include "os/hash.h"
@@ -28,6 +27,8 @@
 #include "os/rename_noreplace.h"
 #include "runner/main.h"
 #include "tools/move.schema.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -45,12 +46,9 @@ struct Args {
 using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
-    {.name = "if-sha256",
-     .kind = Kind::List,
-     .bind = &Args::if_sha256,
-     .value_name = "HEX",
-     .help = "PATH must hash to HEX (a file: its content; a symbolic link: its target text), "
-             "checked under the lock; with --remove, one per PATH in order"},
+    writer::if_sha256<Args>("PATH must hash to HEX (a file: its content; a symbolic link: its "
+                            "target text), checked under the lock; with --remove, one per PATH "
+                            "in order"),
     {.name = "remove",
      .kind = Kind::Bool,
      .bind = &Args::remove,
@@ -61,10 +59,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Bool,
      .bind = &Args::parents,
      .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)"},
-    {.name = "dry-run",
-     .kind = Kind::Bool,
-     .bind = &Args::dry_run,
-     .help = "check everything and answer with planned_actions, changing nothing (exit 9)"},
+    writer::dry_run<Args>(
+        "check everything and answer with planned_actions, changing nothing (exit 9)"),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -98,7 +94,7 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
+void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"move README.md README.old.md",
@@ -128,7 +124,7 @@ const contract::Tool kTool{
     .concurrency =
         "tack writers of a directory take turns (flock on both directories, in inode "
         "order); a name created meanwhile by anyone is never replaced",
-    .text = render_text,
+    .text = writer::render_files<render_one>,
     .rules = kRules,
     .key_flags = "remove parents",
     .examples = kExamples,
@@ -140,12 +136,9 @@ bool inside(std::string_view outer, std::string_view p) {
   return p == outer || (p.size() > outer.size() && p.starts_with(outer) && p[outer.size()] == '/');
 }
 
-void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (const std::string& hex : a.if_sha256)
-    if (!os::is_sha256_hex(hex))
-      errs.push_back(
-          contract::make_error("args.bad-value", "--if-sha256 must be 64 hex digits (a SHA-256).",
-                               Json::object({{"flag", "if-sha256"}, {"value", Json::bytes(hex)}})));
+    if (!os::is_sha256_hex(hex)) errs.push_back(writer::bad_hex("if-sha256", &hex));
   if (a.remove) {
     if (a.if_sha256.empty()) {
       contract::Error e = contract::make_error(
@@ -168,17 +161,11 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
                         {"hashes", a.if_sha256.size()}})));
     // The same path twice would be checked twice and then renamed once: refused, so every
     // path named is one removal.
-    std::vector<std::string> seen{a.path};
-    for (const std::string& p : a.rest) {
-      if (std::find(seen.begin(), seen.end(), p) != seen.end()) {
-        contract::Error e = contract::make_error(
-            "args.conflict", "'" + contract::printable(p) + "' is named more than once.",
-            Json::object({{"path", Json::bytes(p)}}));
-        e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
-        errs.push_back(std::move(e));
-      }
-      seen.push_back(p);
-    }
+    std::vector<std::string> all{a.path};
+    all.insert(all.end(), a.rest.begin(), a.rest.end());
+    for (contract::Error& e :
+         writer::named_twice(all, ctx, false, "name each path once, with its own --if-sha256"))
+      errs.push_back(std::move(e));
     return;
   }
   if (a.if_sha256.size() > 1)
@@ -204,40 +191,17 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The hash a caller states for an entry: a file's content, a link's target text (a link is
-// never followed, so its text is what it is).
-os::Result<std::string> hash_entry(const os::Place& place, const os::Entry& e) {
-  using K = os::Entry::Kind;
-  if (e.kind == K::Link) {
-    std::string buf(PATH_MAX + 1, '\0');
-    ssize_t n = readlinkat(place.dir.get(), place.name.c_str(), buf.data(), buf.size());
-    if (n < 0) return os::errno_error(errno, place.path, "read");
-    buf.resize(static_cast<size_t>(n));
-    return os::sha256_hex(buf);
+// PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
+// when it has one): io.not-found, with what is at the destination.
+contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
+                         const std::string& actual) {
+  contract::Error e = os::errno_error(ENOENT, path, "move");
+  if (d.kind != os::Entry::Kind::Missing) {
+    e.detail.set("destination", Json::bytes(to_path));
+    e.detail.set("destination_kind", writer::kind_name(d.kind));
+    if (!actual.empty()) e.detail.set("destination_sha256", actual);
   }
-  if (e.kind != K::File) return os::wrong_kind(place, e);
-  auto opened = os::open_existing(place);
-  if (auto* err = std::get_if<contract::Error>(&opened)) return std::move(*err);
-  auto hashed = os::sha256_fd(std::get<os::Opened>(opened).fd.get(), place.path);
-  if (auto* err = std::get_if<contract::Error>(&hashed)) return std::move(*err);
-  return std::get<os::Hashed>(hashed).hex;
-}
-
-std::string_view kind_name(os::Entry::Kind k) {
-  using K = os::Entry::Kind;
-  switch (k) {
-    case K::File:
-      return "file";
-    case K::Link:
-      return "symlink";
-    case K::Directory:
-      return "directory";
-    case K::Special:
-      return "other";
-    case K::Missing:
-      return "missing";
-  }
-  return "other";
+  return e;
 }
 
 // A directory or a special file has no hash to state: the error says what the call was
@@ -263,6 +227,44 @@ os::Result<std::string> tombstone_of(const os::Place& from, const std::string& p
         Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
   }
   return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
+}
+
+// What a move finds under the lock: PATH gone and the destination holding what the caller
+// moved (a retry that landed: by its hash, when one was given), or the entries at both; or the
+// error refusing it: PATH gone otherwise, or not hashing to `expect` (`verb` says what was not
+// done). Whether the destination is free is the caller's to judge.
+struct Looked {
+  bool landed = false;
+  os::Entry s, d;
+};
+os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
+                         const std::string& to_path, const std::optional<std::string>& expect,
+                         bool remove, std::string_view verb) {
+  using K = os::Entry::Kind;
+  auto src = os::look(from);
+  if (auto* e = std::get_if<contract::Error>(&src)) return std::move(*e);
+  auto dst = os::look(to);
+  if (auto* e = std::get_if<contract::Error>(&dst)) return std::move(*e);
+  Looked l{false, std::get<os::Entry>(src), std::get<os::Entry>(dst)};
+  if (l.s.kind == K::Missing) {
+    std::string actual;
+    l.landed = l.d.kind != K::Missing;
+    if (l.landed && expect) {
+      auto h = writer::entry_sha256(to, l.d);
+      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
+      l.landed = !actual.empty() && actual == *expect;
+    }
+    if (!l.landed) return vanished(path, to_path, l.d, actual);
+    return l;
+  }
+  if (expect) {
+    auto h = writer::entry_sha256(from, l.s);
+    if (auto* e = std::get_if<contract::Error>(&h)) return unhashable(std::move(*e), path, remove);
+    const std::string& actual = std::get<std::string>(h);
+    if (actual != *expect)
+      return os::hash_mismatch(path, *expect, actual, verb, writer::kind_name(l.s.kind));
+  }
+  return l;
 }
 
 // --remove of several paths. Every path is checked (its tombstone free, its hash) under the
@@ -305,97 +307,37 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
     it.to.emplace(std::move(std::get<os::Place>(to)));
   }
 
-  // Every directory once, in (device, inode) order as os::lock orders two: two batches over
-  // the same directories cannot each hold one and wait for the other.
-  std::vector<os::DirLock> held;  // declared after the items: released before they close
-  if (!a.dry_run) {
-    std::vector<const os::Place*> dirs;
-    for (const Item& it : items)
-      if (it.from) dirs.push_back(&*it.from);
-    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
-    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
-    dirs.erase(
-        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
-        dirs.end());
-    for (const os::Place* d : dirs) {
-      auto locked = os::lock(*d);
-      if (auto* e = std::get_if<contract::Error>(&locked)) {
-        ctx.error(std::move(*e));
-        return nullptr;
-      }
-      held.push_back(std::move(std::get<os::DirLock>(locked)));
-    }
+  // Every directory locked once; declared after the items: released before they close. Two
+  // spellings of one name (an absolute and a relative path without --root) would be checked
+  // twice and renamed once: refused as a path named twice, before anything is hashed. (Two
+  // hard links are two names: each is removed.)
+  std::vector<const os::Place*> places;
+  for (const Item& it : items) places.push_back(it.from ? &*it.from : nullptr);
+  auto held = writer::hold_all(places, paths, a.dry_run,
+                               {"", "name each path once, with its own --if-sha256"});
+  if (auto* e = std::get_if<contract::Error>(&held)) {
+    ctx.error(std::move(*e));
+    return nullptr;
   }
-
-  // Two spellings of one name (an absolute and a relative path without --root) would be
-  // checked twice and renamed once: refused as a path named twice, before anything is hashed.
-  // (Two hard links are two names: each is removed.)
-  using Id = std::tuple<dev_t, ino_t, std::string>;
-  std::vector<std::pair<Id, const Item*>> seen;
-  bool twice = false;
-  for (Item& it : items) {
-    if (!it.from) continue;
-    Id id{it.from->dir_st.st_dev, it.from->dir_st.st_ino, it.from->name};
-    const auto first =
-        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
-    if (first == seen.end()) {
-      seen.emplace_back(std::move(id), &it);
-      continue;
-    }
-    contract::Error e =
-        contract::make_error("args.conflict",
-                             "'" + contract::printable(it.path) + "' is '" +
-                                 contract::printable(first->second->path) + "' again.",
-                             Json::object({{"path", Json::bytes(it.path)},
-                                           {"same_as", Json::bytes(first->second->path)}}));
-    e.repair = contract::Repair::none("name each path once, with its own --if-sha256");
-    it.error = std::move(e);
-    twice = true;
-  }
+  const bool twice = std::get<writer::Held>(held).any_twice;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].error = std::move(*e);
   for (Item& it : items) {
     if (it.error || twice) continue;
-    auto src = os::look(*it.from);
-    if (auto* e = std::get_if<contract::Error>(&src)) {
+    auto judged = judge(*it.from, *it.to, it.path, it.to_path, it.expect, true, "removed");
+    if (auto* e = std::get_if<contract::Error>(&judged)) {
       it.error = std::move(*e);
       continue;
     }
-    auto dst = os::look(*it.to);
-    if (auto* e = std::get_if<contract::Error>(&dst)) {
-      it.error = std::move(*e);
+    const Looked& l = std::get<Looked>(judged);
+    if (l.landed) {
+      it.landed = true;
       continue;
     }
-    const os::Entry& s = std::get<os::Entry>(src);
-    const os::Entry& d = std::get<os::Entry>(dst);
-    if (s.kind == K::Missing) {
-      // A retry whose first call landed: the tombstone holds what the caller read.
-      std::string actual;
-      if (d.kind != K::Missing)
-        if (auto h = hash_entry(*it.to, d); auto* hex = std::get_if<std::string>(&h)) actual = *hex;
-      if (!actual.empty() && actual == it.expect) {
-        it.landed = true;
-        continue;
-      }
-      contract::Error e = os::errno_error(ENOENT, it.path, "move");
-      if (d.kind != K::Missing) {
-        e.detail.set("destination", Json::bytes(it.to_path));
-        e.detail.set("destination_kind", kind_name(d.kind));
-        if (!actual.empty()) e.detail.set("destination_sha256", actual);
-      }
-      it.error = std::move(e);
-      continue;
-    }
-    auto h = hash_entry(*it.from, s);
-    if (auto* e = std::get_if<contract::Error>(&h)) {
-      it.error = unhashable(std::move(*e), it.path, true);
-      continue;
-    }
-    if (std::get<std::string>(h) != it.expect) {
-      it.error = os::hash_mismatch(it.path, it.expect, std::get<std::string>(h), "removed",
-                                   kind_name(s.kind));
-      continue;
-    }
+    const os::Entry& d = l.d;
     if (d.kind != K::Missing) {
-      Json detail = Json::object({{"path", Json::bytes(it.to_path)}, {"kind", kind_name(d.kind)}});
+      Json detail =
+          Json::object({{"path", Json::bytes(it.to_path)}, {"kind", writer::kind_name(d.kind)}});
       contract::Error e = contract::make_error(
           "conflict.exists",
           "cannot remove '" + contract::printable(it.path) + "': its tombstone '" +
@@ -406,7 +348,7 @@ Json run_remove_many(const Args& a, contract::Context& ctx) {
       it.error = std::move(e);
       continue;
     }
-    it.kind = kind_name(s.kind);
+    it.kind = writer::kind_name(l.s.kind);
     it.pending = true;
   }
 
@@ -492,20 +434,16 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail(std::move(e));
   };
 
-  os::DirLock held;  // declared after the places: released before their descriptors close
-  if (!a.dry_run) {
-    auto locked = os::lock(from, &to);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail_undo(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
+  // Declared after the places: released before their descriptors close.
+  auto held = writer::lock_unless_dry(a.dry_run, from, &to);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail_undo(std::move(*e));
 
-  auto src = os::look(from);
-  if (auto* e = std::get_if<contract::Error>(&src)) return fail_undo(std::move(*e));
-  auto dst = os::look(to);
-  if (auto* e = std::get_if<contract::Error>(&dst)) return fail_undo(std::move(*e));
+  auto judged = judge(from, to, a.path, to_path, expect, a.remove, "moved");
+  if (auto* e = std::get_if<contract::Error>(&judged)) return fail_undo(std::move(*e));
+  const Looked& l = std::get<Looked>(judged);
+  const os::Entry& s = l.s;
+  const os::Entry& d = l.d;
   using K = os::Entry::Kind;
-  const os::Entry& s = std::get<os::Entry>(src);
-  const os::Entry& d = std::get<os::Entry>(dst);
 
   Json data = Json::object({{"from", Json::bytes(a.path)},
                             {"to", Json::bytes(to_path)},
@@ -513,42 +451,16 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"removed", a.remove}});
   if (a.remove) data.set("tombstone", Json::bytes(to_path));
 
-  if (s.kind == K::Missing) {
-    // A retry whose first call landed: nothing at PATH, and at NEWPATH what the caller moved
-    // (by its hash when one was given).
-    bool landed = d.kind != K::Missing;
-    std::string actual;
-    if (landed && expect) {
-      auto h = hash_entry(to, d);
-      landed = std::holds_alternative<std::string>(h) && std::get<std::string>(h) == *expect;
-      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
-    }
-    if (!landed) {
-      contract::Error e = os::errno_error(ENOENT, a.path, "move");
-      if (d.kind != K::Missing) {
-        e.detail.set("destination", Json::bytes(to_path));
-        e.detail.set("destination_kind", kind_name(d.kind));
-        if (!actual.empty()) e.detail.set("destination_sha256", actual);
-      }
-      return fail_undo(std::move(e));
-    }
+  if (l.landed) {
     data.set("changed", false);
     if (a.dry_run) ctx.dry_run(Json::array());
     return data;
   }
-
-  if (expect) {
-    auto h = hash_entry(from, s);
-    if (auto* e = std::get_if<contract::Error>(&h))
-      return fail_undo(unhashable(std::move(*e), a.path, a.remove));
-    const std::string& actual = std::get<std::string>(h);
-    if (actual != *expect)
-      return fail_undo(os::hash_mismatch(a.path, *expect, actual, "moved", kind_name(s.kind)));
-  }
   if (d.kind != K::Missing) {
-    Json detail = Json::object({{"path", Json::bytes(to_path)}, {"kind", kind_name(d.kind)}});
+    Json detail =
+        Json::object({{"path", Json::bytes(to_path)}, {"kind", writer::kind_name(d.kind)}});
     if (d.kind == K::File || d.kind == K::Link) {
-      auto h = hash_entry(to, d);
+      auto h = writer::entry_sha256(to, d);
       if (auto* hex = std::get_if<std::string>(&h)) detail.set("actual_sha256", *hex);
     }
     contract::Error e = contract::make_error("conflict.exists",
@@ -562,11 +474,6 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail_undo(std::move(e));
   }
 
-  auto parents_json = [](const std::vector<std::string>& dirs) {
-    Json list = Json::array();
-    for (auto& dir : dirs) list.push(Json::bytes(dir));
-    return list;
-  };
   if (a.dry_run) {
     Json planned = Json::array();
     for (auto& dir : to.missing)
@@ -574,13 +481,13 @@ Json run(const Args& a, contract::Context& ctx) {
     planned.push(Json::object({{"op", "rename"},
                                {"from", Json::bytes(a.path)},
                                {"to", Json::bytes(to_path)},
-                               {"kind", kind_name(s.kind)}}));
-    if (!to.missing.empty()) data.set("parents_created", parents_json(to.missing));
+                               {"kind", writer::kind_name(s.kind)}}));
+    if (!to.missing.empty()) data.set("parents_created", writer::paths_json(to.missing));
     ctx.dry_run(std::move(planned));
     return data;
   }
   if (auto e = os::rename_noreplace(from, to)) return fail_undo(std::move(*e));
-  if (!to.created.empty()) data.set("parents_created", parents_json(to.created));
+  if (!to.created.empty()) data.set("parents_created", writer::paths_json(to.created));
   return data;
 }
 
@@ -599,14 +506,6 @@ void render_one(const Json& data, std::string& out) {
     out += "removed " + from + " (tombstone " + to + ")\n";
   else
     out += from + " -> " + to + "\n";
-}
-
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* files = data.get("files")) {
-    for (const Json& one : files->items()) render_one(one, out);
-    return;
-  }
-  render_one(data, out);
 }
 
 }  // namespace

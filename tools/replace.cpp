@@ -12,18 +12,11 @@
 //
 // Memory: one edit (--old/--new, or an edits file of one) is streamed: the file is read twice
 // in 1 MiB windows and written to the temporary file in pieces, never held whole, and only the
-// lines around the occurrences are diffed (run_stream). A batch of edits applies each to the
-// result of the one before, so it holds the text (run_batch). Matching works on the file's own
-// bytes, the caller's texts put in the file's line-ending form (raw_form), not on a converted
-// copy of the file.
-#include <unistd.h>
-#include <xxhash.h>
-
+// lines around the occurrences are diffed. A batch of edits applies each to the result of the
+// one before, so it holds the text. Both are in writer/replace_file.h; matching works on the
+// file's own bytes, the caller's texts put in the file's line-ending form (raw_form).
 #include <algorithm>
-#include <cstring>
-#include <functional>
 #include <optional>
-#include <tuple>
 
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
@@ -38,6 +31,9 @@
 #include "text/eol.h"
 #include "text/near_miss.h"
 #include "tools/replace.schema.h"
+#include "writer/replace_file.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -56,17 +52,10 @@ struct Args {
   uint64_t max_diff_lines = 0;
 };
 
-// One file's part of a call: what run_stream and run_batch see. A call of several files
-// checks each as a dry run first (errors and planned actions collected, not reported), then
-// writes each with must_be, the hash the check read, so a file changed in between by a
-// writer that ignores tack's lock is refused rather than changed unchecked.
+// One file's part of a call (writer::ReplaceJob), and where a call of several files, which
+// checks each as a dry run first, collects its errors and planned actions.
 struct Job {
-  std::string path;
-  std::optional<std::string> if_sha256;
-  bool dry_run = false;
-  uint64_t max_bytes = 0;
-  uint64_t max_diff_lines = 0;
-  std::optional<std::string> must_be;
+  writer::ReplaceJob file;
   std::vector<contract::Error>* errors = nullptr;  // set: errors collected here
   Json* planned = nullptr;                         // set: planned actions appended here
 };
@@ -77,9 +66,6 @@ void report(const Job& a, contract::Context& ctx, contract::Error e) {
   else
     ctx.error(std::move(e));
 }
-
-constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
-constexpr uint64_t kDiffLinesCeiling = 1'000'000;
 
 using contract::Kind;
 using contract::Role;
@@ -101,20 +87,11 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "a JSON list of {old, new, expect|all} applied in order, all or nothing"},
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits list (as --edits-file takes it) from standard input"},
-    {.name = "if-sha256", .kind = Kind::List, .bind = &Args::if_sha256, .value_name = "HEX",
-     .help = "the file's content must hash to HEX (SHA-256) or nothing is written; with "
-             "several PATHs, one per PATH in order"},
-    {.name = "dry-run", .kind = Kind::Bool, .bind = &Args::dry_run,
-     .help = "check everything and answer with the diff and planned_actions, changing nothing "
-             "(exit 9)"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "16777216", .ceiling = kMaxBytesCeiling, .floor = 1,
-     .help = "the largest file (and edits file) accepted (limit.input-too-large)",
-     .limit = true},
-    {.name = "max-diff-lines", .kind = Kind::Nat, .bind = &Args::max_diff_lines,
-     .value_name = "N", .fallback = "400", .ceiling = kDiffLinesCeiling, .floor = 0,
-     .help = "the most diff lines listed; past it diff_truncated is true",
-     .limit = true},
+    writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is "
+                            "written; with several PATHs, one per PATH in order"),
+    writer::dry_run<Args>(),
+    writer::max_bytes<Args>("the largest file (and edits file) accepted (limit.input-too-large)"),
+    writer::max_diff_lines<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -124,22 +101,19 @@ constexpr contract::Operand<Args> kOperands[] = {
 };
 
 using contract::Repairable;
-constexpr contract::Rule kRules[] = {
+// After writer::kReadWriteRules (the args rows take the contract's places).
+constexpr contract::Rule kOwnRules[] = {
     {"args.bad-value", Repairable::Sometimes},
     {"args.conflict", Repairable::Sometimes,
      "flags that exclude each other, --if-sha256 not one per PATH, or a PATH named twice"},
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
-    {"limit.input-too-large", Repairable::Sometimes},
+    writer::kInputTooLarge,
     {"parse.json"},
     {"precondition.hash-mismatch"},
     {"precondition.count-mismatch"},
     {"conflict.locked"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
+void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"replace --old 'hello, %s' --new 'hi, %s' --dry-run src/main.c",
@@ -147,6 +121,10 @@ constexpr contract::Example kExamples[] = {
     {"replace --old greet --new welcome src/main.c",
      "found twice, expected once: precondition.count-mismatch with each line, nothing written"},
 };
+
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("the read and the write are of one snapshot under that lock");
 
 const contract::Tool kTool{
     .name = "replace",
@@ -166,10 +144,8 @@ const contract::Tool kTool{
     .reversibility = contract::Reversibility::IrreversibleBounded,
     .guarantees = "deterministic, idempotent, atomic, all_or_nothing, mode_preserved, "
                   "no_litter, bounded_memory",
-    .concurrency = "tack writers of one directory take turns (flock on the directory, about a "
-                   "second's wait, then conflict.locked); the read and the write are of one "
-                   "snapshot under that lock",
-    .text = render_text,
+    .concurrency = kConcurrency,
+    .text = writer::render_files<render_one>,
     .rules = kRules,
     .key_flags = "old new expect all",
     .examples = kExamples,
@@ -182,40 +158,10 @@ contract::Error bad_value(std::string flag, std::string message) {
                               Json::object({{"flag", std::move(flag)}}));
 }
 
-// The argv indices of the operands (the argv parsed cleanly: every token is a flag, a flag's
-// value, "--", or an operand).
-std::vector<size_t> operand_tokens(const contract::Context& ctx) {
-  const std::vector<std::string>& argv = ctx.argv();
-  std::vector<size_t> out;
-  bool ended = false;
-  for (size_t i = 1; i < argv.size(); ++i) {
-    const std::string& t = argv[i];
-    if (ended || t.size() < 2 || t[0] != '-') {
-      out.push_back(i);
-    } else if (t == "--") {
-      ended = true;
-    } else if (t[1] == '-') {
-      if (t.find('=') != std::string::npos) continue;
-      for (const contract::FlagInfo& f : ctx.flags_)
-        if (f.name == std::string_view(t).substr(2) && f.kind != Kind::Bool) ++i;
-    } else {
-      for (size_t j = 1; j < t.size(); ++j) {
-        auto f = std::find_if(ctx.flags_.begin(), ctx.flags_.end(),
-                              [&](const contract::FlagInfo& x) { return x.short_name == t[j]; });
-        if (f != ctx.flags_.end() && f->kind != Kind::Bool) {
-          if (j + 1 == t.size()) ++i;
-          break;
-        }
-      }
-    }
-  }
-  return out;
-}
-
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (const std::string& hex : a.if_sha256)
     if (!os::is_sha256_hex(hex)) {
-      errs.push_back(bad_value("if-sha256", "--if-sha256 must be 64 hex digits (a SHA-256)."));
+      errs.push_back(writer::bad_hex("if-sha256"));
       break;
     }
   if (!a.if_sha256.empty() && a.if_sha256.size() != a.paths.size())
@@ -228,34 +174,9 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
                       {"hashes", a.if_sha256.size()}})));
   // A file named twice would be checked twice against the same bytes and then written twice.
   // The retry names each once (offered when no --if-sha256 has to be paired anew).
-  {
-    std::vector<size_t> later;
-    for (size_t i = 0; i < a.paths.size(); ++i)
-      if (std::find(a.paths.begin(), a.paths.begin() + static_cast<long>(i), a.paths[i]) !=
-          a.paths.begin() + static_cast<long>(i))
-        later.push_back(i);
-    if (!later.empty()) {
-      const std::vector<size_t> tokens = operand_tokens(ctx);
-      for (size_t i : later) {
-        contract::Error e = contract::make_error(
-            "args.conflict", "'" + contract::printable(a.paths[i]) + "' is named more than once.",
-            Json::object({{"path", Json::bytes(a.paths[i])}}));
-        if (a.if_sha256.empty() && tokens.size() == a.paths.size()) {
-          std::vector<std::string> argv;
-          for (size_t t = 0; t < ctx.argv().size(); ++t) {
-            bool drop = false;
-            for (size_t k : later) drop = drop || tokens[k] == t;
-            if (!drop) argv.push_back(ctx.argv()[t]);
-          }
-          e.repair = contract::Repair::retry(std::move(argv));
-          e.hint = "name each file once.";
-        } else {
-          e.repair = contract::Repair::none("name each file once, with its own --if-sha256");
-        }
-        errs.push_back(std::move(e));
-      }
-    }
-  }
+  for (contract::Error& e : writer::named_twice(a.paths, ctx, a.if_sha256.empty(),
+                                                "name each file once, with its own --if-sha256"))
+    errs.push_back(std::move(e));
   // "-" is a file named "-" for every path flag; standard input is --stdin. The literal token
   // is refused with the retry that means it (./- still names the file).
   if (a.edits_file && *a.edits_file == "-") {
@@ -295,669 +216,75 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 // for the edits list raises the cap enough for them too.
 uint64_t largest_target(const Args& a, contract::Context& ctx) {
   uint64_t need = 0;
-  for (const std::string& path : a.paths) {
-    auto placed = os::open_place(ctx.root_fd(), path, os::Parents::Refuse);
-    if (auto* p = std::get_if<os::Place>(&placed)) {
-      auto looked = os::look(*p);
-      if (auto* en = std::get_if<os::Entry>(&looked))
-        if (en->kind == os::Entry::Kind::File)
-          need = std::max(need, static_cast<uint64_t>(en->st.st_size));
-    }
-  }
+  for (const std::string& path : a.paths)
+    need = std::max(need, writer::file_size(ctx.root_fd(), path));
   return need;
 }
 
-contract::Error list_too_large(Json detail, std::string what, uint64_t size, bool exact,
-                               uint64_t max, uint64_t need, contract::Context& ctx) {
-  detail.set("bytes", size);
-  detail.set("exact", exact);
-  detail.set("max_bytes", max);
-  detail.set("ceiling", kMaxBytesCeiling);
-  contract::Error e =
-      contract::make_error("limit.input-too-large",
-                           what + " is " + (exact ? "" : "more than ") + std::to_string(size) +
-                               " bytes, past --max-bytes " + std::to_string(max) + ".",
-                           std::move(detail));
-  need = std::max(need, size);
-  if (exact && need <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-    e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-  } else {
-    e.repair = contract::Repair::none("the input is larger than the ceiling of --max-bytes");
-  }
-  return e;
-}
-
-// The edits list from standard input, at most --max-bytes (read to the ceiling to name its
-// size).
-std::optional<std::string> read_stdin(const Args& a, contract::Context& ctx) {
-  std::string bytes;
-  const os::CappedRead r =
-      os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling, [&](std::string_view piece) {
-        bytes.append(piece);
-        return true;
-      });
-  if (r.error) {
-    ctx.error(os::errno_error(r.error, "standard input", "read"));
-    return std::nullopt;
-  }
-  if (r.total > a.max_bytes) {
-    const bool exact = r.total <= kMaxBytesCeiling;
-    ctx.error(list_too_large(Json::object({{"source", "stdin"}}), "standard input",
-                             exact ? r.total : kMaxBytesCeiling, exact, a.max_bytes,
-                             largest_target(a, ctx), ctx));
-    return std::nullopt;
-  }
-  return bytes;
-}
-
-// Reads a whole small file (the edits list) beneath the root, at most max bytes.
-std::optional<std::string> read_small(const std::string& path, const Args& a,
-                                      contract::Context& ctx) {
-  const uint64_t max = a.max_bytes;
-  auto opened = os::open_read(ctx.root_fd(), path, os::Want::File, path);
-  if (auto* e = std::get_if<contract::Error>(&opened)) {
-    ctx.error(std::move(*e));
-    return std::nullopt;
-  }
-  auto& f = std::get<os::Opened>(opened);
-  std::string bytes;
-  auto hashed = os::sha256_fd(f.fd.get(), path, &bytes, max);
-  if (auto* e = std::get_if<contract::Error>(&hashed)) {
-    ctx.error(std::move(*e));
-    return std::nullopt;
-  }
-  if (!std::get<os::Hashed>(hashed).kept) {
-    uint64_t size = std::get<os::Hashed>(hashed).bytes;
-    contract::Error e = contract::make_error(
-        "limit.input-too-large",
-        "'" + contract::printable(path) + "' is " + std::to_string(size) +
-            " bytes, past --max-bytes " + std::to_string(max) + ".",
-        Json::object({{"path", Json::bytes(path)}, {"bytes", size}, {"max_bytes", max},
-                      {"ceiling", kMaxBytesCeiling}}));
-    // The targets are capped too: their sizes from lstat (nothing of them read), so that one
-    // retry clears all.
-    const uint64_t need = std::max(size, largest_target(a, ctx));
-    if (need <= kMaxBytesCeiling) {
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-      e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-    } else {
-      e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
-    }
-    ctx.error(std::move(e));
-    return std::nullopt;
-  }
-  return bytes;
-}
-
-// --- Finding: the file's own bytes, in windows ----------------------------------------------
-
-struct Found {
-  uint64_t pos;   // byte offset in the file
-  uint64_t line;  // 0-based line it starts on
-};
-
-// Every occurrence of a needle (raw_form) in bytes that arrive in windows, overlapping ones
-// included, with its line. In a CRLF file a match whose last byte is the '\r' of a "\r\n" is
-// not one (see raw_form); a match that starts inside the BOM is not in the text matched.
-class Finder {
- public:
-  Finder(std::string needle, bool crlf) : needle_(std::move(needle)), crlf_(crlf) {}
-  void skip_below(uint64_t pos) { skip_ = pos; }
-  // w holds the bytes [base, base + w.size()) of the text, lines_at_base '\n's come before
-  // it; eof: nothing follows them. Precondition: base <= keep_from(). Lines are counted from
-  // the window's start to each match only: a finder that finds nothing counts nothing (the
-  // caller counts every '\n' once, for all finders).
-  void scan(std::string_view w, uint64_t base, uint64_t lines_at_base, bool eof) {
-    if (counted_ < base) {
-      counted_ = base;
-      lines_ = lines_at_base;
-    }
-    const bool lookahead = crlf_ && needle_.back() == '\r';
-    size_t from = static_cast<size_t>(next_ - base);
-    while (true) {
-      const size_t k = w.find(needle_, from);
-      if (k == std::string_view::npos) {
-        // A match may still start in the last size-1 bytes, once more arrive.
-        size_t next = eof ? w.size()
-                          : std::max(from, w.size() >= needle_.size() ? w.size() - needle_.size() + 1
-                                                                       : size_t{0});
-        next_ = base + next;
-        return;
-      }
-      const size_t end = k + needle_.size();
-      if (lookahead) {
-        if (end == w.size() && !eof) {  // whether a '\n' follows is not known yet
-          next_ = base + k;
-          return;
-        }
-        if (end < w.size() && w[end] == '\n') {
-          from = k + 1;
-          continue;
-        }
-      }
-      if (base + k >= skip_) {
-        count_to(w, base, base + k);
-        found.push_back({base + k, lines_});
-      }
-      from = k + 1;
-    }
-  }
-  // The first byte this finder still needs to see again.
-  uint64_t keep_from() const { return next_; }
-  const std::string& needle() const { return needle_; }
-  bool crlf() const { return crlf_; }
-  std::vector<Found> found;
-
- private:
-  void count_to(std::string_view w, uint64_t base, uint64_t pos) {
-    if (pos <= counted_) return;
-    lines_ += static_cast<uint64_t>(std::count(w.begin() + static_cast<long>(counted_ - base),
-                                               w.begin() + static_cast<long>(pos - base), '\n'));
-    counted_ = pos;
-  }
-  std::string needle_;
-  bool crlf_;
-  uint64_t skip_ = 0, next_ = 0, counted_ = 0, lines_ = 0;
-};
-
-struct Applied {
-  uint64_t replacements = 0;
-  bool already = false;
-};
-
-// Whether one edit applies, from where its old and new texts occur (raw forms of old_len and
-// new_len bytes), or the error that refuses the whole batch. `near` is asked for only when the
-// old text occurs nowhere.
-std::variant<Applied, contract::Error> decide(const text::ReplaceEdit& e, size_t old_len,
-                                              size_t new_len, const std::vector<Found>& at,
-                                              const std::vector<Found>& fresh, int64_t index,
-                                              const std::function<Json()>& near) {
-  // Occurrences of old inside an occurrence of new are what an earlier identical call left
-  // ("foo" -> "foobar"): they are not live, so the second call sees the change as done. All
-  // occurrences of new have one length, so the last one starting at or before p is the one
-  // reaching furthest.
-  size_t live = 0;
-  for (size_t i = 0, q = 0; i < at.size(); ++i) {
-    while (q < fresh.size() && fresh[q].pos <= at[i].pos) ++q;
-    const bool inside = q > 0 && at[i].pos + old_len <= fresh[q - 1].pos + new_len;
-    if (!inside) ++live;
-  }
-  auto count_ok = [&](size_t n) { return e.all ? n >= 1 : n == e.expect; };
-  if (live == 0 && !fresh.empty() && count_ok(fresh.size())) return Applied{0, true};
-
-  bool overlapping = false;
-  for (size_t i = 1; i < at.size(); ++i)
-    if (at[i].pos < at[i - 1].pos + old_len) overlapping = true;
-  if (!count_ok(at.size()) || overlapping) {
-    Json lines = Json::array();
-    for (const Found& f : at) lines.push(f.line + 1);
-    Json detail = Json::object({{"expected", e.all ? Json(nullptr) : Json(e.expect)},
-                                {"all", e.all},
-                                {"found", at.size()},
-                                {"lines", std::move(lines)},
-                                {"overlapping", overlapping}});
-    if (index >= 0) detail.set("index", index);
-    std::string what = e.all ? "at least 1" : std::to_string(e.expect);
-    std::string message =
-        overlapping && count_ok(at.size())
-            ? "the text occurs " + std::to_string(at.size()) +
-                  " times but the occurrences overlap, so which to replace is ambiguous; nothing "
-                  "was written."
-            : "the text occurs " + std::to_string(at.size()) + " times, not " + what +
-                  "; nothing was written.";
-    if (at.empty()) detail.set("near", near());
-    contract::Error err = contract::make_error("precondition.count-mismatch", message, std::move(detail));
-    err.repair = contract::Repair::none(
-        at.empty() ? "the text is not there: quote it exactly (detail.near lists close matches)"
-                   : "choose a longer --old that names only the intended places, or the count "
-                     "the caller really means");
-    return err;
-  }
-  return Applied{at.size(), false};
-}
-
-// `text` with the old_len bytes at each of `at` replaced by `repl` (positions relative to
-// `offset`), appended to out.
-void splice(std::string_view text, uint64_t offset, const Found* at, size_t n, size_t old_len,
-            std::string_view repl, std::string& out) {
-  size_t pos = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t p = static_cast<size_t>(at[k].pos - offset);
-    out.append(text.substr(pos, p - pos));
-    out += repl;
-    pos = p + old_len;
-  }
-  out.append(text.substr(pos));
-}
-
-uint64_t newlines(std::string_view s) { return static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n')); }
-
-contract::Error too_large(const Job& a, contract::Context& ctx, uint64_t bytes) {
-  contract::Error e = contract::make_error(
-      "limit.input-too-large",
-      "'" + contract::printable(a.path) + "' is " + std::to_string(bytes) +
-          " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
-      Json::object({{"path", Json::bytes(a.path)}, {"bytes", bytes},
-                    {"max_bytes", a.max_bytes}, {"ceiling", kMaxBytesCeiling}}));
-  if (bytes <= kMaxBytesCeiling) {
-    e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(bytes)));
-    e.hint = "retry with --max-bytes " + std::to_string(bytes) + ".";
-  } else {
-    e.repair = contract::Repair::none("the file is larger than the ceiling of --max-bytes");
-  }
-  return e;
-}
-
-// Pass 2 read other bytes than pass 1: a writer that does not take tack's lock changed the
-// file meanwhile. Refused rather than splice at offsets found in other bytes.
-contract::Error changed_meanwhile(const Job& a) {
-  contract::Error err = contract::make_error(
-      "io.read-failed",
-      "'" + contract::printable(a.path) +
-          "' changed while it was being rewritten (by a writer that does not take tack's "
-          "lock); nothing was written.",
-      Json::object({{"path", Json::bytes(a.path)}, {"stage", "reread"}}));
-  err.repair = contract::Repair::none("read the file again, then decide");
-  return err;
+// The edits list (--edits-file, or --stdin), at most --max-bytes. The targets are capped too:
+// past it, the retry raises the cap for the largest of them as well (their sizes from lstat,
+// nothing of them read), so that one retry clears all.
+std::optional<std::string> read_edits(const Args& a, contract::Context& ctx) {
+  return writer::read_input(a.edits_file, a.max_bytes, ctx, [&](uint64_t size, bool exact) {
+    if (!a.edits_file)
+      return writer::too_large({.where = Json::object({{"source", "stdin"}}),
+                                .what = "standard input",
+                                .bytes = size,
+                                .exact = exact,
+                                .max_bytes = a.max_bytes,
+                                .need = largest_target(a, ctx)},
+                               ctx);
+    return writer::too_large({.where = Json::object({{"path", Json::bytes(*a.edits_file)}}),
+                              .what = "'" + contract::printable(*a.edits_file) + "'",
+                              .bytes = size,
+                              .say_exact = false,
+                              .max_bytes = a.max_bytes,
+                              .need = largest_target(a, ctx),
+                              .larger = "the file"},
+                             ctx);
+  });
 }
 
 // What the call found and did, and (dry run) what it would do.
-Json answer(const Job& a, const os::Place& place, contract::Context& ctx, bool changed,
-            bool already, uint64_t replacements, const std::string& before,
-            const std::string& after, uint64_t bytes, const text::Diff& d) {
+Json answer(const Job& job, const os::Place& place, contract::Context& ctx, writer::Replaced r) {
+  const writer::ReplaceJob& a = job.file;
   Json data = Json::object({{"path", Json::bytes(a.path)},
-                            {"changed", changed},
-                            {"already_applied", !changed && already},
-                            {"replacements", replacements},
-                            {"before_sha256", before},
-                            {"after_sha256", after},
-                            {"diff", text::diff_json(d)},
-                            {"diff_truncated", d.truncated}});
+                            {"changed", r.changed},
+                            {"already_applied", !r.changed && r.already},
+                            {"replacements", r.replacements},
+                            {"before_sha256", r.before},
+                            {"after_sha256", r.after},
+                            {"diff", std::move(r.diff)},
+                            {"diff_truncated", r.diff_truncated}});
   if (a.dry_run) {
-    Json planned = changed ? os::planned_write(place, a.path, before, after, bytes)
-                           : Json::array();
-    if (a.planned)
-      for (const Json& step : planned.items()) a.planned->push(step);
+    Json planned = writer::planned(place, a.path, r.changed, r.before, r.after, r.bytes);
+    if (job.planned)
+      for (const Json& step : planned.items()) job.planned->push(step);
     else
       ctx.dry_run(std::move(planned));
   }
   return data;
 }
 
-os::CommitOptions commit_options(const os::Opened& file) {
-  os::CommitOptions copt;
-  copt.replace = os::Replace::Allow;
-  copt.mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-  copt.owner = std::pair(file.st.st_uid, file.st.st_gid);
-  return copt;
-}
-
-// --- One edit: the file streamed, never held whole -------------------------------------------
-//
-// Pass 1 reads the file in windows: its hash, size, BOM, line-ending policy, and where the
-// old and new texts occur (both raw forms, since the policy is known only at the end). The
-// changed regions (a few lines around each occurrence) are then read back and diffed. Pass 2
-// reads the file again, checks it is the same (see Check), and writes it with the occurrences
-// replaced into the temporary file (or, in a dry run, only hashes what it would write): a
-// writer that ignores tack's lock and changes the file in between makes the call fail rather
-// than splice at offsets found in other bytes. Memory: one window, the occurrence list, and
-// the largest changed region (with its diff tables), whatever the size of the file.
-
-constexpr size_t kWindow = 1 << 20;
-
-// The check that pass 2 reads the bytes pass 1 read: XXH3-128 of the whole file, not a third
-// SHA-256 pass (measured: SHA-256 was 39% of a 10 MiB replace, three passes of it). What it
-// guards against is a writer that ignores tack's lock changing the file between the passes,
-// by accident, not one crafting a collision: such a writer can change the file after the call
-// as well. The hashes reported and checked against --if-sha256 stay SHA-256.
-class Check {
- public:
-  Check() : state_(XXH3_createState()) {
-    if (state_) XXH3_128bits_reset(state_);
-  }
-  Check(const Check&) = delete;
-  Check& operator=(const Check&) = delete;
-  ~Check() { XXH3_freeState(state_); }
-  void update(std::string_view piece) {
-    if (state_) XXH3_128bits_update(state_, piece.data(), piece.size());
-  }
-  // Two digests of one stream compare equal; without a state (no memory) they never do, so
-  // the call refuses rather than trust an unchecked read.
-  std::pair<uint64_t, uint64_t> digest() const {
-    if (!state_) return {reinterpret_cast<uintptr_t>(this), 0};
-    XXH128_hash_t h = XXH3_128bits_digest(state_);
-    return {h.high64, h.low64};
-  }
-
- private:
-  XXH3_state_t* state_;
-};
-
-Json run_stream(const Job& a, contract::Context& ctx, const os::Place& place,
-                const os::Opened& file, const text::ReplaceEdit& e, int64_t index) {
-  auto fail = [&](contract::Error err) {
-    report(a, ctx, std::move(err));
-    return Json(nullptr);
-  };
-  const int fd = file.fd.get();
-
-  // Pass 1. Finders for each distinct raw form of old and of new (an empty new finds nothing).
-  std::vector<Finder> finders;
-  auto finder_of = [&](std::string needle, bool crlf) -> int {
-    if (needle.empty()) return -1;
-    // The CRLF filter matters only for a needle ending in '\r': otherwise the two forms of a
-    // text without '\n' find the same places, and one finder serves both.
-    crlf = crlf && needle.back() == '\r';
-    for (size_t i = 0; i < finders.size(); ++i)
-      if (finders[i].needle() == needle && finders[i].crlf() == crlf) return static_cast<int>(i);
-    finders.emplace_back(std::move(needle), crlf);
-    return static_cast<int>(finders.size() - 1);
-  };
-  const int old_lf = finder_of(text::raw_form(e.old_text, false), false);
-  const int old_crlf = finder_of(text::raw_form(e.old_text, true), true);
-  const int new_lf = finder_of(text::raw_form(e.new_text, false), false);
-  const int new_crlf = finder_of(text::raw_form(e.new_text, true), true);
-  size_t longest = 0;
-  for (const Finder& f : finders) longest = std::max(longest, f.needle().size());
-
-  mem::Bytes win;
-  if (!win.reserve(kWindow + longest)) return fail(os::errno_error(ENOMEM, a.path, "read"));
-  os::Sha hash1;
-  Check check1;
-  text::EolTally eols;
-  uint64_t base = 0, total = 0, lines_at_base = 0;
-  bool bom = false, over = false;
-  for (bool eof = false, first = true; !eof; first = false) {
-    const size_t room = win.capacity() - win.size();
-    long long n = os::pread_full(fd, win.data() + win.size(), room, base + win.size());
-    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
-    const std::string_view piece(win.data() + win.size(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < room;
-    hash1.update(piece);
-    check1.update(piece);
-    eols.add(piece);
-    total += static_cast<uint64_t>(n);
-    win.set_size(win.size() + static_cast<size_t>(n));
-    if (first) {
-      bom = text::has_bom(win.view());
-      for (Finder& f : finders) f.skip_below(bom ? 3 : 0);
-    }
-    // Past the cap nothing more is matched; the file is still read to its end, for the size
-    // the error names.
-    over = over || total > a.max_bytes;
-    uint64_t keep = base + win.size();
-    if (!over)
-      for (Finder& f : finders) {
-        f.scan(win.view(), base, lines_at_base, eof);
-        keep = std::min(keep, f.keep_from());
-      }
-    const size_t drop = static_cast<size_t>(keep - base);
-    std::memmove(win.data(), win.data() + drop, win.size() - drop);
-    win.set_size(win.size() - drop);
-    base = keep;
-    // Every '\n' read so far (the tally counted them) less those in the few bytes kept.
-    lines_at_base = eols.newlines() - newlines(win.view());
-  }
-  if (over) return fail(too_large(a, ctx, total));
-  const std::string before = hash1.hex();
-  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
-  const text::Eol eol = eols.result();
-  const bool crlf = eol == text::Eol::Crlf;
-  const int old_f = crlf ? old_crlf : old_lf, new_f = crlf ? new_crlf : new_lf;
-  static const std::vector<Found> kNone;
-  const std::vector<Found>& at = old_f >= 0 ? finders[static_cast<size_t>(old_f)].found : kNone;
-  const std::vector<Found>& fresh =
-      new_f >= 0 ? finders[static_cast<size_t>(new_f)].found : kNone;
-  const std::string old_raw = text::raw_form(e.old_text, crlf), new_raw = text::raw_form(e.new_text, crlf);
-
-  auto decided = decide(e, old_raw.size(), new_raw.size(), at, fresh, index, [&]() -> Json {
-    // An error path: the file is read whole here (it is within --max-bytes), once.
-    mem::Bytes text;
-    auto read = os::read_whole(fd, a.path, &text, a.max_bytes, nullptr);
-    if (!std::holds_alternative<os::WholeFile>(read) || !std::get<os::WholeFile>(read).kept)
-      return Json::array();
-    return text::near_of(text.view(), bom, eol, e.old_text);
-  });
-  if (auto* err = std::get_if<contract::Error>(&decided)) {
-    err->detail.set("path", Json::bytes(a.path));
-    err->detail.set("actual_sha256", before);
-    return fail(std::move(*err));
-  }
-  const Applied applied = std::get<Applied>(decided);
-  const bool changed = applied.replacements > 0;  // old != new, so any replacement changes bytes
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  if (!changed)
-    return answer(a, place, ctx, false, applied.already, 0, before, before, total,
-                  std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
-  // Checked after the edit is tried, so that a repeat of a call that landed (its --if-sha256
-  // now stale) answers already_applied above rather than a mismatch.
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
-    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
-
-  // The changed regions: from `context` lines before the line of each occurrence to `context`
-  // lines after the line its end reaches (that line too may change: a new text without the
-  // old one's final '\n' joins it to the next), regions that touch joined into one.
-  const size_t ctx_lines = opt.context;
-  std::vector<char> scratch(64 * 1024);
-  // The offset just after the n-th '\n' before pos (0 if there are fewer), and how many '\n'
-  // lie between it and pos.
-  auto back = [&](uint64_t pos, size_t n) -> std::variant<std::pair<uint64_t, uint64_t>, contract::Error> {
-    uint64_t end = pos, seen = 0;
-    while (end > 0) {
-      const uint64_t start = end - std::min<uint64_t>(end, scratch.size());
-      long long got = os::pread_full(fd, scratch.data(), static_cast<size_t>(end - start), start);
-      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
-      for (size_t i = static_cast<size_t>(got); i-- > 0;)
-        if (scratch[i] == '\n' && ++seen == n) return std::pair(start + i + 1, seen - 1);
-      if (static_cast<uint64_t>(got) < end - start) break;  // shrank meanwhile: pass 2 tells
-      end = start;
-    }
-    return std::pair(uint64_t{0}, seen);
-  };
-  // The offset just after the n-th '\n' at or after pos, or the end of the file.
-  auto forward = [&](uint64_t pos, size_t n) -> std::variant<uint64_t, contract::Error> {
-    size_t seen = 0;
-    for (uint64_t at_ = pos;;) {
-      long long got = os::pread_full(fd, scratch.data(), scratch.size(), at_);
-      if (got < 0) return os::errno_error(static_cast<int>(-got), a.path, "read");
-      for (size_t i = 0; i < static_cast<size_t>(got); ++i)
-        if (scratch[i] == '\n' && ++seen == n) return at_ + i + 1;
-      at_ += static_cast<uint64_t>(got);
-      if (static_cast<size_t>(got) < scratch.size()) return at_;
-    }
-  };
-  struct Region {
-    uint64_t start, end, line;  // bytes [start, end) of the file, line: 0-based of start
-    size_t first, last;         // the occurrences in it: at[first, last)
-  };
-  std::vector<Region> regions;
-  for (size_t k = 0; k < at.size(); ++k) {
-    const uint64_t q = at[k].pos;
-    auto fwd = forward(q + old_raw.size(), ctx_lines + 1);
-    if (auto* err = std::get_if<contract::Error>(&fwd)) return fail(std::move(*err));
-    const uint64_t end = std::get<uint64_t>(fwd);
-    if (!regions.empty() && q < regions.back().end) {  // inside the last region: it grows
-      regions.back().end = std::max(regions.back().end, end);
-      regions.back().last = k + 1;
-      continue;
-    }
-    auto bk = back(q, ctx_lines + 1);
-    if (auto* err = std::get_if<contract::Error>(&bk)) return fail(std::move(*err));
-    const auto [start, between] = std::get<std::pair<uint64_t, uint64_t>>(bk);
-    if (!regions.empty() && start <= regions.back().end) {  // touching: one region
-      regions.back().end = std::max(regions.back().end, end);
-      regions.back().last = k + 1;
-    } else {
-      regions.push_back({start, end, at[k].line - between, k, k + 1});
-    }
-  }
-  text::DiffBuilder diff(opt);
-  {
-    const int64_t shift = static_cast<int64_t>(newlines(new_raw)) - static_cast<int64_t>(newlines(old_raw));
-    int64_t delta = 0;  // lines the new file has more than the old before the region
-    for (const Region& r : regions) {
-      mem::Bytes old_region;
-      if (!old_region.reserve(static_cast<size_t>(r.end - r.start)))
-        return fail(os::errno_error(ENOMEM, a.path, "read"));
-      long long got = os::pread_full(fd, old_region.data(), static_cast<size_t>(r.end - r.start), r.start);
-      if (got < 0) return fail(os::errno_error(static_cast<int>(-got), a.path, "read"));
-      if (static_cast<uint64_t>(got) != r.end - r.start) return fail(changed_meanwhile(a));
-      old_region.set_size(static_cast<size_t>(got));
-      std::string new_region;
-      splice(old_region.view(), r.start, &at[r.first], r.last - r.first, old_raw.size(), new_raw,
-             new_region);
-      diff.add(old_region.view(), new_region, r.line,
-               static_cast<uint64_t>(static_cast<int64_t>(r.line) + delta));
-      delta += shift * static_cast<int64_t>(r.last - r.first);
-    }
-  }
-
-  // Pass 2: the file again, the occurrences replaced, into the temporary file.
-  std::optional<os::TempFile> tmp;
-  if (!a.dry_run) {
-    auto made = os::TempFile::create(place, commit_options(file));
-    if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
-    tmp.emplace(std::move(std::get<os::TempFile>(made)));
-  }
-  Check check2;
-  os::Sha after_hash;
-  text::EolTally new_eols;
-  std::string new_head;  // the first bytes written: whether the new file has a BOM
-  uint64_t new_size = 0;
-  std::optional<contract::Error> write_error;
-  auto emit = [&](std::string_view piece) {
-    if (piece.empty() || write_error) return;
-    after_hash.update(piece);
-    new_eols.add(piece);
-    if (new_head.size() < 3) new_head += piece.substr(0, 3 - new_head.size());
-    new_size += piece.size();
-    if (tmp) write_error = tmp->write(piece);
-  };
-  size_t next = 0;        // the next occurrence to replace
-  uint64_t resume = 0;    // bytes before this are written (or replaced)
-  uint64_t pos = 0;
-  win.set_size(0);
-  for (bool eof = false; !eof && !write_error;) {
-    long long n = os::pread_full(fd, win.data(), kWindow, pos);
-    if (n < 0) return fail(os::errno_error(static_cast<int>(-n), a.path, "read"));
-    const std::string_view chunk(win.data(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < kWindow;
-    check2.update(chunk);
-    const uint64_t chunk_end = pos + static_cast<uint64_t>(n);
-    uint64_t cur = std::max(pos, resume);
-    while (next < at.size() && at[next].pos < chunk_end) {
-      const uint64_t q = at[next++].pos;
-      if (q > cur) emit(chunk.substr(static_cast<size_t>(cur - pos), static_cast<size_t>(q - cur)));
-      emit(new_raw);
-      resume = q + old_raw.size();
-      cur = std::min(resume, chunk_end);
-    }
-    if (cur < chunk_end) emit(chunk.substr(static_cast<size_t>(cur - pos)));
-    pos = chunk_end;
-  }
-  if (write_error) return fail(std::move(*write_error));
-  if (check2.digest() != check1.digest() || next != at.size() || pos != total)
-    return fail(changed_meanwhile(a));
-  const std::string after = after_hash.hex();
-  Json data = answer(a, place, ctx, true, false, applied.replacements, before, after, new_size,
-                     std::move(diff).finish(eol, new_eols.result(), bom, text::has_bom(new_head)));
-  if (tmp)
-    if (auto err = tmp->commit()) return fail(std::move(*err));
-  return data;
-}
-
-// --- Several edits: the file in memory, each edit applied to the result of the last --------
-
-Json run_batch(const Job& a, contract::Context& ctx, const os::Place& place, const os::Opened& file,
-               const std::vector<text::ReplaceEdit>& edits) {
-  auto fail = [&](contract::Error err) {
-    report(a, ctx, std::move(err));
-    return Json(nullptr);
-  };
-  mem::Bytes old;
-  os::Sha hash;
-  auto read = os::read_whole(file.fd.get(), a.path, &old, a.max_bytes,
-                             [&](std::string_view piece) { hash.update(piece); });
-  if (auto* err = std::get_if<contract::Error>(&read)) return fail(std::move(*err));
-  const os::WholeFile& whole = std::get<os::WholeFile>(read);
-  if (!whole.kept) return fail(too_large(a, ctx, whole.bytes));
-  const std::string before = hash.hex();
-  if (a.must_be && before != *a.must_be) return fail(changed_meanwhile(a));
-
-  // The BOM is kept out of matching; the line-ending policy is the file's as it was read.
-  const bool bom = text::has_bom(old.view());
-  text::EolTally eols;
-  eols.add(old.view());
-  const text::Eol eol = eols.result();
-  const bool crlf = eol == text::Eol::Crlf;
-
-  std::string text_owned;  // the text after the edits so far, once one has changed it
-  std::string_view text = old.view();
-  uint64_t replacements = 0;
-  bool all_already = true;
-  for (size_t i = 0; i < edits.size(); ++i) {
-    const text::ReplaceEdit& e = edits[i];
-    Finder fo(text::raw_form(e.old_text, crlf), crlf);
-    std::optional<Finder> fn;
-    if (!e.new_text.empty()) fn.emplace(text::raw_form(e.new_text, crlf), crlf);
-    for (Finder* f : {&fo, fn ? &*fn : nullptr}) {
-      if (!f) continue;
-      f->skip_below(bom ? 3 : 0);
-      f->scan(text, 0, 0, true);
-    }
-    static const std::vector<Found> kNone;
-    auto decided = decide(e, fo.needle().size(), fn ? fn->needle().size() : 0, fo.found,
-                          fn ? fn->found : kNone, static_cast<int64_t>(i),
-                          [&] { return text::near_of(text, bom, eol, e.old_text); });
-    if (auto* err = std::get_if<contract::Error>(&decided)) {
-      err->detail.set("path", Json::bytes(a.path));
-      err->detail.set("actual_sha256", before);
-      return fail(std::move(*err));
-    }
-    const Applied& ap = std::get<Applied>(decided);
-    replacements += ap.replacements;
-    all_already = all_already && ap.already;
-    if (ap.replacements == 0) continue;
-    std::string next;
-    next.reserve(text.size());
-    splice(text, 0, fo.found.data(), fo.found.size(), fo.needle().size(),
-           fn ? std::string_view(fn->needle()) : std::string_view(), next);
-    text_owned = std::move(next);
-    text = text_owned;
-  }
-  const bool changed = text != old.view();
-  const std::string after = changed ? os::sha256_hex(text) : before;
-  // Checked after the edits are tried (see run_stream).
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before && changed)
-    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
-
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  Json data = answer(a, place, ctx, changed, all_already, replacements, before, after,
-                     text.size(), text::diff_lines(old.view(), text, opt));
-  if (!a.dry_run && changed)
-    if (auto err = os::commit_file(place, text, commit_options(file))) return fail(std::move(*err));
-  return data;
-}
-
-// The file at a place, opened for reading under the lock: io.not-found, or the wrong kind.
-os::Result<os::Opened> open_target(const os::Place& place, const std::string& path) {
-  auto looked = os::look(place);
-  if (auto* e = std::get_if<contract::Error>(&looked)) return std::move(*e);
-  const os::Entry& entry = std::get<os::Entry>(looked);
-  if (entry.kind == os::Entry::Kind::Missing) return os::errno_error(ENOENT, path, "open");
-  if (entry.kind != os::Entry::Kind::File) return os::wrong_kind(place, entry);
-  return os::open_existing(place);
-}
-
-// One edit (the common case) is streamed, in memory bounded by its changed regions; a batch
-// applies each edit to the result of the one before, so it holds the text.
+// The edits applied to one file (writer/replace_file.h), answered or reported.
 Json apply(const Job& job, contract::Context& ctx, const os::Place& place, const os::Opened& file,
            const std::vector<text::ReplaceEdit>& edits, bool listed) {
-  if (edits.size() == 1) return run_stream(job, ctx, place, file, edits[0], listed ? 0 : -1);
-  return run_batch(job, ctx, place, file, edits);
+  auto done = writer::replace_in_file(job.file, ctx, place, file, edits, listed);
+  if (auto* err = std::get_if<contract::Error>(&done)) {
+    report(job, ctx, std::move(*err));
+    return nullptr;
+  }
+  return answer(job, place, ctx, std::move(std::get<writer::Replaced>(done)));
+}
+
+// The part of PATH number i.
+writer::ReplaceJob file_job(const Args& a, size_t i, bool dry_run) {
+  return {.path = a.paths[i],
+          .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[i]),
+          .dry_run = dry_run,
+          .max_bytes = a.max_bytes,
+          .max_diff_lines = a.max_diff_lines,
+          .must_be = std::nullopt};
 }
 
 Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::ReplaceEdit>& edits) {
@@ -965,22 +292,13 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
     ctx.error(std::move(e));
     return Json(nullptr);
   };
-  Job job{.path = a.paths[0],
-          .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[0]),
-          .dry_run = a.dry_run,
-          .max_bytes = a.max_bytes,
-          .max_diff_lines = a.max_diff_lines,
-          .must_be = std::nullopt};
-  auto placed = os::open_place(ctx.root_fd(), job.path, os::Parents::Refuse);
+  const Job job{.file = file_job(a, 0, a.dry_run)};
+  auto placed = os::open_place(ctx.root_fd(), job.file.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
-  os::DirLock held;  // a dry run takes no lock: it changes nothing, so no writer waits on it
-  if (!a.dry_run) {
-    auto locked = os::lock(place);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
-  auto opened = open_target(place, job.path);
+  auto held = writer::lock_unless_dry(a.dry_run, place);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
+  auto opened = writer::open_file(place, job.file.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
   return apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
 }
@@ -1003,69 +321,31 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   std::vector<Item> items(a.paths.size());
   for (size_t i = 0; i < items.size(); ++i) {
     Item& it = items[i];
-    it.job = Job{.path = a.paths[i],
-                 .if_sha256 = a.if_sha256.empty() ? std::nullopt : std::optional(a.if_sha256[i]),
-                 .dry_run = true,
-                 .max_bytes = a.max_bytes,
-                 .max_diff_lines = a.max_diff_lines,
-                 .must_be = std::nullopt,
-                 .errors = &it.errors,
-                 .planned = &it.planned};
-    auto placed = os::open_place(ctx.root_fd(), it.job.path, os::Parents::Refuse);
+    it.job = Job{.file = file_job(a, i, true), .errors = &it.errors, .planned = &it.planned};
+    auto placed = os::open_place(ctx.root_fd(), it.job.file.path, os::Parents::Refuse);
     if (auto* e = std::get_if<contract::Error>(&placed))
       it.errors.push_back(std::move(*e));
     else
       it.place.emplace(std::move(std::get<os::Place>(placed)));
   }
-  // Every directory once, in (device, inode) order as os::lock orders two.
-  std::vector<os::DirLock> held;  // declared after the items: released before they close
-  if (!a.dry_run) {
-    std::vector<const os::Place*> dirs;
-    for (const Item& it : items)
-      if (it.place) dirs.push_back(&*it.place);
-    auto key = [](const os::Place* p) { return std::pair(p->dir_st.st_dev, p->dir_st.st_ino); };
-    std::sort(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
-    dirs.erase(
-        std::unique(dirs.begin(), dirs.end(), [&](auto* x, auto* y) { return key(x) == key(y); }),
-        dirs.end());
-    for (const os::Place* d : dirs) {
-      auto locked = os::lock(*d);
-      if (auto* e = std::get_if<contract::Error>(&locked)) {
-        ctx.error(std::move(*e));
-        return nullptr;
-      }
-      held.push_back(std::move(std::get<os::DirLock>(locked)));
-    }
+  // Every directory locked once; declared after the items: released before they close. Two
+  // spellings of one name (an absolute and a relative path without --root) would be checked
+  // twice against the same bytes and the second write would then find the first's: refused
+  // as a path named twice, and then nothing is read. (Two hard links are two names: each is
+  // replaced, as one call each would.)
+  std::vector<const os::Place*> places;
+  for (const Item& it : items) places.push_back(it.place ? &*it.place : nullptr);
+  auto held = writer::hold_all(places, a.paths, a.dry_run, {"the file ", "name each file once"});
+  if (auto* e = std::get_if<contract::Error>(&held)) {
+    ctx.error(std::move(*e));
+    return nullptr;
   }
-  // Two spellings of one name (an absolute and a relative path without --root) would be
-  // checked twice against the same bytes and the second write would then find the first's:
-  // refused as a path named twice, and then nothing is read. (Two hard links are two names:
-  // each is replaced, as one call each would.)
-  using Id = std::tuple<dev_t, ino_t, std::string>;
-  std::vector<std::pair<Id, const Item*>> seen;
-  bool twice = false;
-  for (Item& it : items) {
-    if (!it.place) continue;
-    Id id{it.place->dir_st.st_dev, it.place->dir_st.st_ino, it.place->name};
-    const auto first =
-        std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == id; });
-    if (first == seen.end()) {
-      seen.emplace_back(std::move(id), &it);
-      continue;
-    }
-    const std::string& other = first->second->job.path;
-    contract::Error e = contract::make_error(
-        "args.conflict",
-        "'" + contract::printable(it.job.path) + "' is the file '" + contract::printable(other) +
-            "' again.",
-        Json::object({{"path", Json::bytes(it.job.path)}, {"same_as", Json::bytes(other)}}));
-    e.repair = contract::Repair::none("name each file once");
-    it.errors.push_back(std::move(e));
-    twice = true;
-  }
+  const bool twice = std::get<writer::Held>(held).any_twice;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].errors.push_back(std::move(*e));
   for (Item& it : items) {
     if (!it.place || twice) continue;
-    auto opened = open_target(*it.place, it.job.path);
+    auto opened = writer::open_file(*it.place, it.job.file.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) {
       it.errors.push_back(std::move(*e));
       continue;
@@ -1103,10 +383,8 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   if (refused) {
     for (Item& it : items)
       for (contract::Error& e : it.errors) {
-        if (e.rule == "limit.input-too-large" && need <= kMaxBytesCeiling) {
-          e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(need)));
-          e.hint = "retry with --max-bytes " + std::to_string(need) + ".";
-        }
+        if (e.rule == "limit.input-too-large" && need <= writer::kMaxBytesCeiling)
+          writer::retry_max_bytes(e, need, true, "", ctx);
         ctx.error(std::move(e));
       }
     return answer_all();  // the files that passed their checks; none written
@@ -1121,12 +399,12 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
   for (Item& it : items) {
     if (!it.data.get("changed")->as_bool()) continue;
     Job job = it.job;
-    job.dry_run = false;
+    job.file.dry_run = false;
     job.planned = nullptr;
-    job.must_be = it.data.get("before_sha256")->str();
+    job.file.must_be = it.data.get("before_sha256")->str();
     std::vector<contract::Error> errors;
     job.errors = &errors;
-    auto opened = open_target(*it.place, job.path);
+    auto opened = writer::open_file(*it.place, job.file.path);
     if (auto* e = std::get_if<contract::Error>(&opened)) errors.push_back(std::move(*e));
     Json data = errors.empty()
                     ? apply(job, ctx, *it.place, std::get<os::Opened>(opened), edits, listed)
@@ -1148,7 +426,7 @@ Json run(const Args& a, contract::Context& ctx) {
   };
   std::vector<text::ReplaceEdit> edits;
   if (a.edits_file || a.stdin_edits) {
-    auto raw = a.edits_file ? read_small(*a.edits_file, a, ctx) : read_stdin(a, ctx);
+    auto raw = read_edits(a, ctx);
     if (!raw) return nullptr;
     const Json where = a.edits_file ? Json::object({{"path", Json::bytes(*a.edits_file)}})
                                     : Json::object({{"source", "stdin"}});
@@ -1181,17 +459,7 @@ void render_one(const Json& data, std::string& out) {
   if (const Json* written = data.get("written"))
     if (data.get("changed")->as_bool() && !written->as_bool()) out += " (not written)";
   out += ", sha256 " + data.get("after_sha256")->str() + "\n";
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
-}
-
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* files = data.get("files")) {
-    for (const Json& one : files->items()) render_one(one, out);
-    return;
-  }
-  render_one(data, out);
+  writer::render_diff_of(data, out);
 }
 
 }  // namespace

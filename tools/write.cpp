@@ -45,6 +45,8 @@
 #include "runner/main.h"
 #include "text/diff.h"
 #include "tools/write.schema.h"
+#include "writer/table.h"
+#include "writer/writer.h"
 
 namespace {
 
@@ -65,8 +67,6 @@ struct Args {
   std::string bom;
 };
 
-constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
-constexpr uint64_t kDiffLinesCeiling = 1'000'000;
 constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB: binary content, kept raw
 
 using contract::Kind;
@@ -78,11 +78,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .excludes = "if-sha256",
      .help = "the file must not exist yet (checked under the lock; the final rename refuses "
              "to replace a name that appeared meanwhile)"},
-    {.name = "if-sha256",
-     .kind = Kind::Text,
-     .bind = &Args::if_sha256,
-     .value_name = "HEX",
-     .help = "the file must exist and its content must hash to HEX (SHA-256, as read)"},
+    writer::if_sha256<Args>(
+        "the file must exist and its content must hash to HEX (SHA-256, as read)"),
     {.name = "content-sha256",
      .kind = Kind::Text,
      .bind = &Args::content_sha256,
@@ -94,31 +91,13 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::parents,
      .help = "with --create, make missing directories beneath the root (listed in "
              "parents_created)"},
-    {.name = "dry-run",
-     .kind = Kind::Bool,
-     .bind = &Args::dry_run,
-     .help = "check everything and answer with the diff and planned_actions, changing nothing "
-             "(exit 9)"},
-    {.name = "max-bytes",
-     .kind = Kind::Nat,
-     .bind = &Args::max_bytes,
-     .value_name = "N",
-     .fallback = "16777216",
-     .ceiling = kMaxBytesCeiling,
-     .floor = 0,
-     .help = "the largest content accepted (limit.input-too-large); the file replaced is "
-             "diffed when it is no larger either (else diff is null)",
-     .limit = true},
-    {.name = "max-diff-lines",
-     .kind = Kind::Nat,
-     .bind = &Args::max_diff_lines,
-     .value_name = "N",
-     .fallback = "400",
-     .ceiling = kDiffLinesCeiling,
-     .floor = 0,
-     .help = "the most diff lines listed (also at most 1 MiB of their text); past it "
-             "diff_truncated is true, and the added/removed counts stay whole",
-     .limit = true},
+    writer::dry_run<Args>(),
+    writer::max_bytes<Args>("the largest content accepted (limit.input-too-large); the file "
+                            "replaced is diffed when it is no larger either (else diff is null)",
+                            0),
+    writer::max_diff_lines<Args>("the most diff lines listed (also at most 1 MiB of their "
+                                 "text); past it diff_truncated is true, and the added/removed "
+                                 "counts stay whole"),
     {.name = "stdin",
      .kind = Kind::Bool,
      .bind = &Args::stdin_content,
@@ -154,14 +133,10 @@ constexpr contract::Operand<Args> kOperands[] = {
      .help = "the file to create or replace"},
 };
 
-using contract::Repairable;
-constexpr contract::Rule kRules[] = {
-    {"args.required-flag"},
-    {"io.is-a-directory"},
-    {"io.read-failed"},
-    {"io.write-failed"},
+// After writer::kReadWriteRules.
+constexpr contract::Rule kOwnRules[] = {
     {"io.rename-unsupported"},
-    {"limit.input-too-large", Repairable::Sometimes},
+    writer::kInputTooLarge,
     {"precondition.required"},
     {"precondition.hash-mismatch"},
     {"precondition.content-mismatch"},
@@ -177,6 +152,10 @@ constexpr contract::Example kExamples[] = {
     {"echo 'first note' | write --if-sha256 bab4f8abb8065f135949033c4bc1a607cdd8380ae89ae831b42a59f6dcd40389 --stdin --dry-run notes.txt",
      "the diff, kept in the file's CRLF; nothing written (exit 9)"},
 };
+
+constexpr auto kRules = writer::rules(writer::kReadWriteRules, kOwnRules);
+constexpr auto kConcurrency =
+    writer::take_turns("of two with the same --if-sha256 exactly one wins");
 
 const contract::Tool kTool{
     .name = "write",
@@ -199,10 +178,7 @@ const contract::Tool kTool{
     .guarantees =
         "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
         "no_litter, bounded_memory",
-    .concurrency =
-        "tack writers of one directory take turns (flock on the directory, about a "
-        "second's wait, then conflict.locked); of two with the same --if-sha256 "
-        "exactly one wins",
+    .concurrency = kConcurrency,
     .text = render_text,
     .rules = kRules,
     .key_flags = "create stdin",
@@ -214,12 +190,7 @@ static_assert(contract::valid<Args>(kFlags, kOperands));
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   for (auto [flag, value] :
        {std::pair{"if-sha256", &a.if_sha256}, std::pair{"content-sha256", &a.content_sha256}}) {
-    if (*value && !os::is_sha256_hex(**value)) {
-      contract::Error e = contract::make_error(
-          "args.bad-value", "--" + std::string(flag) + " must be 64 hex digits (a SHA-256).",
-          Json::object({{"flag", flag}, {"value", Json::bytes(**value)}}));
-      errs.push_back(std::move(e));
-    }
+    if (*value && !os::is_sha256_hex(**value)) errs.push_back(writer::bad_hex(flag, &**value));
   }
   if (!a.stdin_content && !a.content_file && !ctx.given("stdin") && !ctx.given("content-file")) {
     errs.push_back(contract::make_error(
@@ -250,22 +221,13 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   auto each = [&](std::string_view piece) { hash.update(piece); };
   std::string source = a.content_file ? *a.content_file : "-";
   auto too_large = [&](uint64_t size, bool exact) {
-    contract::Error e = contract::make_error(
-        "limit.input-too-large",
-        "the content is " + std::string(exact ? "" : "more than ") + std::to_string(size) +
-            " bytes, past --max-bytes " + std::to_string(a.max_bytes) + ".",
-        Json::object({{"source", Json::bytes(source)},
-                      {"bytes", size},
-                      {"exact", exact},
-                      {"max_bytes", a.max_bytes},
-                      {"ceiling", kMaxBytesCeiling}}));
-    if (exact && size <= kMaxBytesCeiling) {
-      e.repair = contract::Repair::retry(ctx.argv_with_flag("max-bytes", std::to_string(size)));
-      e.hint = "retry with --max-bytes " + std::to_string(size) + ".";
-    } else {
-      e.repair = contract::Repair::none("the content is larger than the ceiling of --max-bytes");
-    }
-    ctx.error(std::move(e));
+    ctx.error(writer::too_large({.where = Json::object({{"source", Json::bytes(source)}}),
+                                 .what = "the content",
+                                 .bytes = size,
+                                 .exact = exact,
+                                 .max_bytes = a.max_bytes,
+                                 .larger = "the content"},
+                                ctx));
     return std::nullopt;
   };
   if (a.content_file) {
@@ -290,7 +252,7 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   }
   // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
   // can name the size a retry needs.
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, kMaxBytesCeiling,
+  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
                                            [&](std::string_view piece) {
                                              if (!content.bytes.append(piece)) return false;
                                              hash.update(piece);
@@ -300,7 +262,7 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
     ctx.error(os::errno_error(r.error, "standard input", "read"));
     return std::nullopt;
   }
-  if (r.total > kMaxBytesCeiling) return too_large(kMaxBytesCeiling, false);
+  if (r.total > writer::kMaxBytesCeiling) return too_large(writer::kMaxBytesCeiling, false);
   if (r.total > a.max_bytes) return too_large(r.total, true);
   content.sha256 = hash.hex();
   return content;
@@ -352,13 +314,8 @@ Json run(const Args& a, contract::Context& ctx) {
     return fail(std::move(e));
   };
 
-  // A dry run takes no lock: it changes nothing, so it never makes a writer wait.
-  os::DirLock held;
-  if (!a.dry_run) {
-    auto locked = os::lock(place);
-    if (auto* e = std::get_if<contract::Error>(&locked)) return fail_undo(std::move(*e));
-    held = std::move(std::get<os::DirLock>(locked));
-  }
+  auto held = writer::lock_unless_dry(a.dry_run, place);
+  if (auto* e = std::get_if<contract::Error>(&held)) return fail_undo(std::move(*e));
 
   auto looked = os::look(place);
   if (auto* e = std::get_if<contract::Error>(&looked)) return fail_undo(std::move(*e));
@@ -372,8 +329,8 @@ Json run(const Args& a, contract::Context& ctx) {
   std::string old_head;
   mem::Bytes old_bytes;
   bool old_kept = true;
-  std::optional<mode_t> mode;
-  std::optional<std::pair<uid_t, gid_t>> owner;
+  os::CommitOptions copt;  // a new file: never over a name that appeared meanwhile
+  copt.replace = os::Replace::Never;
   if (entry.kind == K::Missing) {
     if (expect) {
       return fail(os::errno_error(ENOENT, a.path, "open"));
@@ -394,8 +351,7 @@ Json run(const Args& a, contract::Context& ctx) {
     if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
     before = hash.hex();
     old_kept = std::get<os::WholeFile>(read_old).kept;
-    mode = file.st.st_mode & 01777;  // set-id bits do not survive a content change
-    owner = std::pair(file.st.st_uid, file.st.st_gid);
+    copt = writer::replacing(file.st);
   }
 
   // The bytes to write: the content as given, its line endings and BOM settled (see top).
@@ -446,10 +402,6 @@ Json run(const Args& a, contract::Context& ctx) {
   // found, and the fsync in commit() then has less left to wait for. Nothing is renamed
   // until commit(), after the diff; an error on the way removes the file. (An fsync on a
   // second thread during the diff was tried too: no faster on the benchmark, so not kept.)
-  os::CommitOptions copt;
-  copt.replace = before ? os::Replace::Allow : os::Replace::Never;
-  copt.mode = mode;
-  copt.owner = owner;
   if (changed && !a.dry_run) {
     auto made = os::TempFile::create(place, copt);
     if (auto* e = std::get_if<contract::Error>(&made)) return fail_undo(std::move(*e));
@@ -482,11 +434,6 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"after_sha256", after},
                             {"diff", std::move(diff)},
                             {"diff_truncated", truncated}});
-  auto parents_json = [](const std::vector<std::string>& dirs) {
-    Json list = Json::array();
-    for (auto& d : dirs) list.push(Json::bytes(d));
-    return list;
-  };
 
   if (a.dry_run) {
     Json planned = Json::array();
@@ -496,7 +443,7 @@ Json run(const Args& a, contract::Context& ctx) {
       Json steps = os::planned_write(place, a.path, before, after, content.size());
       for (const Json& step : steps.items()) planned.push(step);
     }
-    if (!place.missing.empty()) data.set("parents_created", parents_json(place.missing));
+    if (!place.missing.empty()) data.set("parents_created", writer::paths_json(place.missing));
     ctx.dry_run(std::move(planned));
     return data;
   }
@@ -516,7 +463,7 @@ Json run(const Args& a, contract::Context& ctx) {
       return fail_undo(std::move(*e));
     }
   }
-  if (!place.created.empty()) data.set("parents_created", parents_json(place.created));
+  if (!place.created.empty()) data.set("parents_created", writer::paths_json(place.created));
   return data;
 }
 
@@ -531,9 +478,7 @@ void render_text(const Json& data, std::string& out, const contract::Drain&) {
   if (const Json* dirs = data.get("parents_created"))
     for (const Json& d : dirs->items())
       out += "made directory " + contract::printable(d.str()) + "\n";
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+  writer::render_diff_of(data, out);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 """The folders under src/ are layers, and an include only ever points down (ENGINEERING.md).
 
 From the bottom: mem (memory for large buffers, nothing of tack's), contract (tables, parser,
-JSON, envelope), text (pure functions), os (Linux effects), runner (contract::main: opens the
+JSON, envelope), text (pure functions), os (Linux effects), writer (what the tools that change
+files share), runner (contract::main: opens the
 root, installs the sandbox, decides the exit code); tools/ and mcp/ stand on top. A folder may
 include its own headers and those of the layers below it, never one above: nothing in
 contract/ or text/ reaches into os/ or the runner. A new folder under src/ fails here until it
@@ -13,7 +14,7 @@ import re
 import tack
 
 # Bottom first; each folder may include itself and what comes before it.
-LAYERS = ["mem", "contract", "text", "os", "runner"]
+LAYERS = ["mem", "contract", "text", "os", "writer", "runner"]
 
 INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.M)
 
