@@ -1,6 +1,7 @@
 // server.cpp — the protocol loop of tack-mcp (see server.h).
 #include "mcp/server.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "mcp/catalog.h"
 #include "mcp/child.h"
 #include "mcp/json_in.h"
+#include "os/sandbox.h"
 
 namespace mcp {
 
@@ -74,6 +76,7 @@ class Server {
   Json call(const Job& job);
   std::optional<std::string> call_root(const ToolEntry& t, const Json& args, Json& refusal);
   Json tools_list() const;
+  std::optional<std::string> confine() const;
 
   Options opt_;
   std::vector<ToolEntry> tools_;
@@ -490,6 +493,26 @@ void Server::worker() {
   }
 }
 
+// The server's own authority, held by the kernel as a tool's is (os/sandbox.h), as run's
+// supervisor row: it reads and executes anywhere (it starts the tools), and it writes nothing
+// itself, but what it starts inherits its domain, so the kernel lets it write where its tools
+// may: beneath the root, /tmp and its cgroup (run's TMPDIR and pids cgroup). No internet
+// socket, no ptrace, mount or bpf. Each call's tool then narrows this to its own row (a
+// reader, under --read-only every tool, to no write at all).
+std::optional<std::string> Server::confine() const {
+  contract::Tool self;
+  self.name = "tack-mcp";
+  self.effects = contract::kReadFiles | contract::kReadStdin | contract::kStartPrograms;
+  if (std::any_of(tools_.begin(), tools_.end(), [](const ToolEntry& t) { return t.writes; }))
+    self.effects |= contract::kWriteFiles;
+  int root_fd = open(opt_.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return "io.not-found: the root cannot be opened";
+  std::optional<contract::Error> e = os::apply_sandbox(self, root_fd, {});
+  close(root_fd);
+  if (e) return std::string(e->rule) + ": " + e->message;
+  return std::nullopt;
+}
+
 int Server::run() {
   std::string dir;
   {
@@ -522,6 +545,13 @@ int Server::run() {
     bool starts = t.descriptor.get("annotations")->get("openWorldHint")->as_bool();
     if (opt_.read_only && (t.writes || starts)) continue;
     tools_.push_back(std::move(t));
+  }
+
+  if (auto failed = confine()) {
+    std::string m = "tack-mcp: " + *failed + "\n";
+    ssize_t ignored = ::write(2, m.data(), m.size());
+    (void)ignored;
+    return 1;
   }
 
   std::vector<std::thread> workers;

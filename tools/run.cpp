@@ -26,6 +26,7 @@
 #include "os/sandbox.h"
 #include "os/supervise.h"
 #include "runner/main.h"
+#include "tools/run.schema.h"
 
 #ifndef TACK_PROGRAMS_DIR
 #error "TACK_PROGRAMS_DIR (the programs directory) is fixed when run is built"
@@ -124,32 +125,7 @@ constexpr contract::Rule kRules[] = {
     {"limit.output-too-large"},
 };
 
-#define TOB R"({"$ref":"#/$defs/text_or_bytes"})"
-#define STREAM                                                                                \
-  R"({"type":"object","required":["text","bytes","truncated"],"additionalProperties":false,)" \
-  R"("properties":{"text":)" TOB R"(,"bytes":{"type":"integer","minimum":0},)"                \
-  R"("truncated":{"type":"boolean"}}})"
-constexpr std::string_view kData =
-    R"({"oneOf":[{"type":"object","required":["programs"],"additionalProperties":false,)"
-    R"("properties":{"programs":{"type":"array","items":)" TOB R"(}}},)"
-    R"({"type":"object","required":["program","exit_code","signal","killed","kill_reason",)"
-    R"("processes_killed","stdout","stderr","stdin_bytes","confinement"],)"
-    R"("additionalProperties":false,"properties":{"program":)" TOB R"(,)"
-    R"("exit_code":{"type":["integer","null"],"minimum":0,"maximum":255},)"
-    R"("signal":{"type":["string","null"],"pattern":"^SIG[A-Z0-9]+$"},)"
-    R"("killed":{"type":"boolean"},)"
-    R"("kill_reason":{"enum":["timeout","output","stdin",null]},)"
-    R"("processes_killed":{"type":"integer","minimum":0},)"
-    R"("stdout":)" STREAM R"(,"stderr":)" STREAM R"(,)"
-    R"("stdin_bytes":{"type":"integer","minimum":0},)"
-    R"("confinement":{"type":"object","required":["landlock_abi","files","tcp","scoped",)"
-    R"("seccomp","network","writable","cgroup","pids_max","read_only"],)"
-    R"("additionalProperties":false,"properties":{)"
-    R"("landlock_abi":{"type":["integer","null"],"minimum":1},"files":{"type":"boolean"},)"
-    R"("tcp":{"type":"boolean"},"scoped":{"type":"boolean"},"seccomp":{"type":"boolean"},)"
-    R"("network":{"type":"boolean"},"writable":{"type":"array","items":)" TOB R"(},)"
-    R"("cgroup":{"type":"boolean"},"pids_max":{"type":["integer","null"],"minimum":1},)"
-    R"("read_only":{"type":"boolean"}}}}}]})";
+
 
 void render_text(const Json& data, std::string& out, const contract::Drain&);
 
@@ -177,7 +153,7 @@ const contract::Tool kTool{
         "[--cwd DIR] [--read-only] [--format json|text] -- PROGRAM [ARG...] | run --list",
     .output = contract::Output::Document,
     .schema = "run.v1",
-    .data_schema = kData,
+    .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kWriteFiles | contract::kReadStdin |
                contract::kStartPrograms,
     .reversibility = contract::Reversibility::IrreversibleConsequential,

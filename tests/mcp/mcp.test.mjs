@@ -320,3 +320,18 @@ test("protocol versions: the current and the previous are agreed, others get the
     assert.equal(JSON.parse(out.split("\n")[0]).result.protocolVersion, agreed);
   }
 });
+
+test("the server runs under its own seccomp filter and no_new_privs, and its tools still work", async () => {
+  const { root } = tree();
+  const p = spawn(SERVER, ["--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  p.stdout.on("data", (d) => (out += d));
+  p.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } } }) + "\n");
+  for (let i = 0; i < 100 && !out.includes('"id":1'); i++) await new Promise((res) => setTimeout(res, 50));
+  const status = fs.readFileSync(`/proc/${p.pid}/status`, "utf8");
+  p.stdin.end();
+  await new Promise((res) => p.on("exit", res));
+  assert.match(status, /NoNewPrivs:\s+1/);
+  assert.match(status, /Seccomp:\s+2/);
+  assert.equal(JSON.parse(out.split("\n")[0]).result.isError, false);
+});
