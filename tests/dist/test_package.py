@@ -1,7 +1,7 @@
 """The Debian package and `make install`, checked by their consumers.
 
 Builds the package from the build tree (TACK_BUILD, else build/) with gen/deb.py as `make deb`
-does, runs lintian on it, unpacks it with dpkg-deb -x into a temporary root and, from there,
+does (gzip instead of xz: the same files, thirty times faster), runs lintian on it, unpacks it with dpkg-deb -x into a temporary root and, from there,
 runs every tool, the launcher and tack-mcp, renders the man pages (groff, man -l), drives the
 bash completion (and checks the zsh and fish ones with their shells), and validates tools.json
 against schemas/index.v1.json. Every expectation is read from the tools' own introspect.
@@ -34,7 +34,7 @@ def sh(argv, **kw):
 def deb(tmp_path_factory):
     out = tmp_path_factory.mktemp("deb")
     r = sh(["/usr/bin/python3", str(REPO / "gen" / "deb.py"), "--build", str(BUILD),
-            "--out", str(out)], env=dict(os.environ))
+            "--out", str(out), "--compression", "gzip"], env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     path = pathlib.Path(r.stdout.strip())
     assert path.is_file() and path.parent == out
@@ -81,7 +81,8 @@ def test_lintian_would_see_an_error(deb, tmp_path):
     assert sh(["dpkg-deb", "-R", str(deb), str(stage)]).returncode == 0
     (stage / "usr" / "share" / "doc" / "tack" / "copyright").unlink()
     broken = tmp_path / "broken.deb"
-    assert sh(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(broken)]).returncode == 0
+    r = sh(["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(stage), str(broken)])
+    assert r.returncode == 0, r.stderr
     code, errors = lintian_errors(broken)
     assert code != 0 and any("no-copyright-file" in e for e in errors), errors
 
