@@ -114,6 +114,7 @@ def bash(infos, mcp, tools_dir):
           "}", "",
           '_tack_bin() { _tack_tool "${COMP_WORDS[0]##*/}" 1; }', "",
           "complete -F _tack tack",
+          "complete -F _tack_bin tack-mcp",
           f"for _tack_t in {' '.join(names)} tack-mcp; do",
           '  complete -F _tack_bin "$_tack_dir/$_tack_t"',
           "  # A bare name only where PATH leads to tack's binary: write, edit and others are",

@@ -240,6 +240,13 @@ def test_bash_completes_a_flag_and_a_choice(root):
     assert complete_bash(root, ["tack", "pe"], 1) == ["peek"]
     # The tool's own binary, called by its full path.
     assert complete_bash(root, ["/usr/lib/tack/bin/seek", "--cou"], 1, "_tack_bin") == ["--count"]
+    assert complete_bash(root, ["tack-mcp", "--read"], 1, "_tack_bin") == ["--read-only"]
+    assert complete_bash(root, ["tack", "mcp", "--tools", "pe"], 3) == ["peek"]
+    # What bash will call for each command: tack, tack-mcp, and each binary by its full path.
+    specs = complete_bash(root, [], 0, "complete -p")
+    assert "complete -F _tack tack" in specs and "complete -F _tack_bin tack-mcp" in specs
+    for t in TOOLS:
+        assert f"complete -F _tack_bin /usr/lib/tack/bin/{t}" in specs
 
 
 def test_bash_completes_paths_for_path_operands_and_root(root, tmp_path):
