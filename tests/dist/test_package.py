@@ -266,6 +266,39 @@ def test_bash_completes_every_flag_and_choice_of(tool, root, info):
             assert complete_bash(root, ["tack", tool, "--" + f["name"], ""], 3) == f["choices"]
 
 
+ZSH_DRIVER = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -l -- \$h >> ${(q)2}; builtin compadd \"\$@\" }"
+zpty -w z "$3"$'\t'
+for i in {1..50}; do [[ -s $2 ]] && break; sleep 0.1; done
+sleep 0.2
+zpty -d z
+"""
+
+
+def complete_zsh(root, tmp_path, line):
+    """What zsh's completion system offers for LINE<TAB>, in a pseudo-terminal (zpty): every
+    compadd call the completion functions make is recorded."""
+    fpath = root / "usr" / "share" / "zsh" / "vendor-completions"
+    out = tmp_path / "zsh-matches"
+    if out.exists():
+        out.unlink()
+    driver = tmp_path / "driver.zsh"
+    driver.write_text(ZSH_DRIVER)
+    r = sh(["zsh", "-f", str(driver), str(fpath), str(out), line], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return [w for w in out.read_text().split("\n") if w] if out.exists() else []
+
+
+def test_zsh_completes_a_tool_a_flag_and_a_choice(root, tmp_path):
+    assert complete_zsh(root, tmp_path, "tack pe") == ["peek"]
+    assert complete_zsh(root, tmp_path, "tack peek --for") == ["--format"]
+    assert complete_zsh(root, tmp_path, "tack list --kind ") == ["file", "directory", "link"]
+    assert complete_zsh(root, tmp_path, "/usr/lib/tack/bin/seek --cou") == ["--count"]
+
+
 def test_zsh_and_fish_completions(root):
     share = root / "usr" / "share"
     zsh_file = share / "zsh" / "vendor-completions" / "_tack"
