@@ -56,7 +56,7 @@ install: deps
 # build/tack_VERSION_ARCH.deb (prefix /usr).
 deb: deps
 	@$(MAKE) --no-print-directory build
-	@$(PY) gen/deb.py --build $(BUILD) --out $(BUILD)
+	@$(PY) -B gen/deb.py --build $(BUILD) --out $(BUILD)
 
 schemas: build
 	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) tests/conformance/schemas.py --write

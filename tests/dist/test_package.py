@@ -33,7 +33,7 @@ def sh(argv, **kw):
 @pytest.fixture(scope="module")
 def deb(tmp_path_factory):
     out = tmp_path_factory.mktemp("deb")
-    r = sh(["/usr/bin/python3", str(REPO / "gen" / "deb.py"), "--build", str(BUILD),
+    r = sh(["/usr/bin/python3", "-B", str(REPO / "gen" / "deb.py"), "--build", str(BUILD),
             "--out", str(out), "--compression", "gzip"], env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     path = pathlib.Path(r.stdout.strip())
