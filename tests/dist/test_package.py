@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -205,6 +206,10 @@ def test_man_pages_are_clean_roff(root):
         r = subprocess.run(["groff", "-man", "-ww", "-z"], input=gzip.decompress(page.read_bytes()),
                            capture_output=True, timeout=60)
         assert r.returncode == 0 and r.stderr == b"", (page.name, r.stderr)
+        r = sh(["man", "-l", str(page)], env=dict(ENV, MANWIDTH="80"))
+        name = page.name.removesuffix(".1.gz")
+        assert r.returncode == 0 and r.stdout.startswith(f"{name.upper()}(1)"), (name, r.stderr)
+        assert re.search(rf"\nNAME\n +{name} +- +\S", r.stdout) and "\nSEE ALSO\n" in r.stdout, name
 
 
 @pytest.mark.parametrize("tool", TOOLS)
