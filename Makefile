@@ -5,7 +5,7 @@ PY := /usr/bin/python3
 DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
         strace jq hyperfine \
-        dpkg-dev fakeroot lintian groff man-db bash-completion zsh fish
+        dpkg-dev lintian groff man-db bash-completion zsh fish
 
 .PHONY: build run test deps unit conformance mcp dist install deb bench schemas clean
 

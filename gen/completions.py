@@ -43,7 +43,10 @@ def operand_kind(info):
 
 def brief(text):
     """A flag's help cut to its first clause, for the shells that show one."""
-    return text.split(";", 1)[0].strip().rstrip(",.")
+    s = text.split(";", 1)[0]
+    if s.count("(") > s.count(")"):
+        s = s[:s.rfind("(")]
+    return s.strip().rstrip(",.")
 
 
 # ---- bash ----
@@ -278,6 +281,8 @@ def fish(infos, mcp, tools_dir):
                 s.append(f"complete {tgt} -l {n}")
             elif n == "root":
                 s.append(f"complete {tgt} -l {n} -x -a '(__fish_complete_directories (commandline -ct))'")
+            elif n == "tools":
+                s.append(f"complete {tgt} -l {n} -x -a {fq(' '.join(names))}")
             else:
                 s.append(f"complete {tgt} -l {n} -x")
     s.append("")
