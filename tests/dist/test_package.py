@@ -254,6 +254,15 @@ def test_bash_completes_a_flag_and_a_choice(root):
         assert f"complete -F _tack_bin /usr/lib/tack/bin/{t}" in specs
 
 
+def test_bash_completion_loads_from_where_it_is_installed(root):
+    """bash-completion finds the file by the command's name in XDG_DATA_DIRS' completions."""
+    r = sh(["bash", "--norc", "-c", "source /usr/share/bash-completion/bash_completion; "
+            "__load_completion tack-mcp && complete -p tack tack-mcp"],
+           env=dict(ENV, XDG_DATA_DIRS=str(root / "usr" / "share")))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["complete -F _tack tack", "complete -F _tack_bin tack-mcp"]
+
+
 def test_bash_completes_paths_for_path_operands_and_root(root, tmp_path):
     (tmp_path / "notes.txt").write_text("x\n")
     (tmp_path / "nodir").mkdir()
