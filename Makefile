@@ -1,11 +1,13 @@
 # The entry points. `make run` is the demo, `make test` everything a fresh machine needs.
 BUILD ?= build
+PREFIX ?= /usr/local
 PY := /usr/bin/python3
 DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
-        strace jq hyperfine chromium
+        strace jq hyperfine chromium \
+        dpkg-dev lintian groff man-db bash-completion zsh fish
 
-.PHONY: build run test deps unit conformance mcp bench schemas site clean
+.PHONY: build run test deps unit conformance mcp dist install deb bench schemas site clean
 
 build:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -34,11 +36,27 @@ mcp: build
 	@cd tests/mcp && npm ci --no-audit --no-fund --silent
 	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) node --test --test-concurrency=1 --test-reporter=dot
 
+# The package, checked by its consumers: lintian, dpkg-deb -x, man, groff, the shells.
+dist: build
+	@TACK_BUILD=$(abspath $(BUILD)) $(PY) -m pytest -q -p no:cacheprovider tests/dist
+
 test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory conformance
 	@$(MAKE) --no-print-directory mcp
+	@$(MAKE) --no-print-directory dist
+
+# The tools in PREFIX/lib/tack/bin, tack and tack-mcp in PREFIX/bin, man pages, completions,
+# skills and tools.json under PREFIX/share (generated from the installed tools). DESTDIR stages.
+install: deps
+	@$(MAKE) --no-print-directory build
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+# build/tack_VERSION_ARCH.deb (prefix /usr).
+deb: deps
+	@$(MAKE) --no-print-directory build
+	@$(PY) -B gen/deb.py --build $(BUILD) --out $(BUILD)
 
 schemas: build
 	@TACK_BIN=$(abspath $(BUILD)/bin) $(PY) tests/conformance/schemas.py --write

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""Writes everything tack installs under share/, from the tools' own introspect and skill.
+
+    dist.py --bin DIR --tools a,b,... --out SHARE [--prefix PREFIX]
+
+With --prefix (at install), the pages, completions and tools.json name the tools where they
+are installed, PREFIX/lib/tack/bin, and --bin is that directory as written (under DESTDIR),
+so tools.json hashes the files that will run. Without it (at build), they name --bin itself.
+Writes, under SHARE: man/man1/*.1, bash-completion/completions/tack (and tack-mcp, a link),
+zsh/vendor-completions/_tack (zsh/site-functions/_tack outside /usr), fish/vendor_completions.d/
+tack.fish, tack/skills/TOOL/SKILL.md and tack/skills/tack/SKILL.md, tack/tools.json.
+"""
+
+import os
+import subprocess
+
+import completions
+import man
+import tackinfo
+import tools_json
+
+
+def source_date():
+    """SOURCE_DATE_EPOCH, else the last commit's time, else 0: a page's date is reproducible."""
+    if os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["git", "-C", here, "log", "-1", "--format=%ct"], capture_output=True,
+                       text=True, check=False)
+    return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else 0
+
+
+def main():
+    a = tackinfo.arguments(__doc__, prefix={"help": "the installation prefix"})
+    bin_dir = os.path.abspath(a.bin)
+    prefix = a.prefix.rstrip("/") if a.prefix else None
+    tools_dir = f"{prefix}/lib/tack/bin" if prefix else bin_dir
+    infos = tackinfo.tools(bin_dir, a.tools)
+    mcp = tackinfo.mcp(bin_dir)
+    out = a.out
+    for name, page in man.generate(infos, mcp, tools_dir, man.date_of(source_date())).items():
+        tackinfo.write(os.path.join(out, "man", "man1", name), page)
+    comp = completions.generate(infos, mcp, tools_dir)
+    bash_dir = os.path.join(out, "bash-completion", "completions")
+    tackinfo.write(os.path.join(bash_dir, "tack"), comp["bash"])
+    # bash-completion loads a command's file by its name: tack-mcp's is tack's.
+    link = os.path.join(bash_dir, tackinfo.MCP)
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink("tack", link)
+    zsh_dir = "vendor-completions" if prefix == "/usr" else "site-functions"
+    tackinfo.write(os.path.join(out, "zsh", zsh_dir, "_tack"), comp["zsh"])
+    tackinfo.write(os.path.join(out, "fish", "vendor_completions.d", "tack.fish"), comp["fish"])
+    for info in infos:
+        t = info["tool"]
+        tackinfo.write(os.path.join(out, "tack", "skills", t, "SKILL.md"),
+                       tackinfo.skill(bin_dir, t))
+    tackinfo.write(os.path.join(out, "tack", "skills", "tack", "SKILL.md"),
+                   tackinfo.skill(bin_dir, infos[0]["tool"], "contract"))
+    tackinfo.write(os.path.join(out, "tack", "tools.json"),
+                   tools_json.generate(infos, mcp, bin_dir, tools_dir))
+
+
+if __name__ == "__main__":
+    main()

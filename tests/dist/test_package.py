@@ -1,0 +1,360 @@
+"""The Debian package and `make install`, checked by their consumers.
+
+Builds the package from the build tree (TACK_BUILD, else build/) with gen/deb.py as `make deb`
+does (gzip instead of xz: the same files, thirty times faster), runs lintian on it, unpacks it with dpkg-deb -x into a temporary root and, from there,
+runs every tool, the launcher and tack-mcp, renders the man pages (groff, man -l), drives the
+bash completion (and checks the zsh and fish ones with their shells), and validates tools.json
+against schemas/index.v1.json. Every expectation is read from the tools' own introspect.
+"""
+
+import gzip
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shlex
+import shutil
+import subprocess
+
+import jsonschema
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+BUILD = pathlib.Path(os.environ.get("TACK_BUILD") or REPO / "build").resolve()
+TOOLS = sorted(p.stem for p in (REPO / "tools").glob("*.cpp"))
+ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": "/nonexistent"}
+
+
+def sh(argv, **kw):
+    kw.setdefault("env", ENV)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, **kw)
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory):
+    out = tmp_path_factory.mktemp("deb")
+    r = sh(["/usr/bin/python3", "-B", str(REPO / "gen" / "deb.py"), "--build", str(BUILD),
+            "--out", str(out), "--compression", "gzip"], env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    path = pathlib.Path(r.stdout.strip())
+    assert path.is_file() and path.parent == out
+    return path
+
+
+@pytest.fixture(scope="module")
+def root(deb, tmp_path_factory):
+    d = tmp_path_factory.mktemp("root")
+    r = sh(["dpkg-deb", "-x", str(deb), str(d)])
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+@pytest.fixture(scope="module")
+def tool_dir(root):
+    return root / "usr" / "lib" / "tack" / "bin"
+
+
+@pytest.fixture(scope="module")
+def info(tool_dir):
+    """Each unpacked tool's introspect."""
+    out = {}
+    for t in TOOLS:
+        r = sh([str(tool_dir / t), "introspect"])
+        assert r.returncode == 0, (t, r.stderr)
+        out[t] = json.loads(r.stdout)
+    return out
+
+
+def lintian_errors(deb):
+    r = sh(["lintian", "--no-cfg", str(deb)])
+    return r.returncode, [ln for ln in r.stdout.splitlines() if ln.startswith("E:")]
+
+
+def test_lintian_reports_no_error(deb):
+    code, errors = lintian_errors(deb)
+    assert errors == [] and code == 0, errors
+
+
+def test_lintian_would_see_an_error(deb, tmp_path):
+    """The positive control: the same package without its copyright file is an error."""
+    stage = tmp_path / "stage"
+    assert sh(["dpkg-deb", "-R", str(deb), str(stage)]).returncode == 0
+    (stage / "usr" / "share" / "doc" / "tack" / "copyright").unlink()
+    broken = tmp_path / "broken.deb"
+    r = sh(["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(stage), str(broken)])
+    assert r.returncode == 0, r.stderr
+    code, errors = lintian_errors(broken)
+    assert code != 0 and any("no-copyright-file" in e for e in errors), errors
+
+
+def owner(lib):
+    """The package that ships a library (dpkg knows it by one of its merged-/usr names)."""
+    real = os.path.realpath(lib)
+    for path in (lib, real, real.removeprefix("/usr"), "/usr" + lib):
+        r = sh(["dpkg", "-S", path])
+        if r.returncode == 0:
+            return r.stdout.split(":")[0]
+    return None
+
+
+def test_depends_names_the_libraries_the_dynamic_binaries_load(deb, root, tool_dir):
+    depends = sh(["dpkg-deb", "-f", str(deb), "Depends"]).stdout
+    names = {d.split()[0] for d in depends.split(", ") if d.strip()}
+    for binary in ("jsonq", "tack-mcp"):
+        ldd = sh(["ldd", str(tool_dir / binary)]).stdout
+        libs = [ln.split("=>")[1].split()[0] for ln in ldd.splitlines() if "=>" in ln]
+        assert any("libsimdjson" in lib for lib in libs), ldd
+        for lib in libs:
+            assert owner(lib) in names, (binary, lib, owner(lib), depends)
+    # The static tools load nothing.
+    assert "not a dynamic executable" in sh(["ldd", str(tool_dir / "peek")]).stdout + \
+        sh(["ldd", str(tool_dir / "peek")]).stderr
+
+
+def test_layout_shadows_nothing(root, tool_dir):
+    assert sorted(os.listdir(root / "usr" / "bin")) == ["tack", "tack-mcp"]
+    assert os.readlink(root / "usr" / "bin" / "tack-mcp") == "../lib/tack/bin/tack-mcp"
+    assert sorted(os.listdir(tool_dir)) == sorted(TOOLS + ["tack-mcp"])
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_installed_tool_runs(tool, tool_dir, info):
+    r = sh([str(tool_dir / tool), "--version"])
+    assert r.returncode == 0 and r.stdout.split()[0] == tool, r
+    assert info[tool]["tool"] == tool
+
+
+def test_launcher_lists_and_runs_every_tool(root, info):
+    tack = str(root / "usr" / "bin" / "tack")
+    r = sh([tack])
+    assert r.returncode == 0
+    for t in TOOLS:
+        assert f"  {t}" in r.stdout and info[t]["summary"].split(". ")[0] in r.stdout
+    assert str(root / "usr" / "lib" / "tack" / "bin") in r.stdout
+    for t in TOOLS:
+        r = sh([tack, t, "introspect"])
+        assert r.returncode == 0 and json.loads(r.stdout)["tool"] == t
+    index = root / "usr" / "share" / "tack" / "tools.json"
+    r = sh([tack, "jsonq", "--pointer", "/schema", str(index)])
+    assert r.returncode == 0 and json.loads(r.stdout)["data"]["value"] == "index.v1", r.stdout
+    r = sh([tack, "skills", "--root", str(root / "usr" / "share" / "tack"), "skills"])
+    assert r.returncode == 0, r.stdout
+    assert sorted(s["name"] for s in json.loads(r.stdout)["data"]["skills"]) == sorted(TOOLS + ["tack"])
+    r = sh([tack, "pek"])
+    assert r.returncode == 2 and "did you mean peek" in r.stderr
+
+
+def test_launcher_hands_the_tool_its_own_path(root, tmp_path):
+    """A retry repair names the tool's binary, not a system command of the same name."""
+    tack = str(root / "usr" / "bin" / "tack")
+    r = sh([tack, "peek", "--line", "1:1", str(REPO / "README.md")])
+    assert r.returncode == 2
+    err = json.loads(r.stdout)["error"]
+    argv = err["repair"]["argv"]
+    assert argv[0] == str(root / "usr" / "lib" / "tack" / "bin" / "peek")
+    assert sh(argv).returncode == 0
+
+
+def test_tack_mcp_serves_the_unpacked_tools(root, tmp_path):
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    stdin = "".join(json.dumps(m) + "\n" for m in msgs)
+    r = subprocess.run([str(root / "usr" / "bin" / "tack-mcp"), "--root", str(tmp_path)],
+                       input=stdin, capture_output=True, text=True, timeout=60, env=ENV)
+    replies = {m.get("id"): m for m in map(json.loads, r.stdout.splitlines())}
+    assert sorted(t["name"] for t in replies[2]["result"]["tools"]) == TOOLS, r.stderr
+
+
+def test_tools_json_validates_and_names_the_installed_binaries(root, info):
+    schema = json.loads((REPO / "schemas" / "index.v1.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    index = json.loads((root / "usr" / "share" / "tack" / "tools.json").read_text())
+    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(index)
+    assert [e["name"] for e in index["tools"]] == TOOLS + ["tack-mcp"]
+    for e in index["tools"]:
+        assert e["path"] == f"/usr/lib/tack/bin/{e['name']}"
+        data = (root / e["path"].lstrip("/")).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == e["sha256"], e["name"]
+        if e["name"] in info:
+            i = info[e["name"]]
+            assert e["effects"] == i["effects"] and e["reversibility"] == i["reversibility"]
+            assert e["schemas"]["output"] == i["schema"] and e["version"] == i["version"]
+    mcp = index["tools"][-1]
+    assert mcp["effects"]["starts_programs"] and mcp["enforcement"]["runs"] == TOOLS
+
+
+def test_tools_json_schema_refuses_a_bad_index(root):
+    schema = json.loads((REPO / "schemas" / "index.v1.json").read_text())
+    index = json.loads((root / "usr" / "share" / "tack" / "tools.json").read_text())
+    index["tools"][0]["sha256"] = "xyz"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(index, schema)
+
+
+def man_pages(root):
+    return sorted((root / "usr" / "share" / "man" / "man1").glob("*.1.gz"))
+
+
+def test_man_pages_are_clean_roff(root):
+    names = [p.name for p in man_pages(root)]
+    assert names == sorted([f"tack-{t}.1.gz" for t in TOOLS] + ["tack-mcp.1.gz", "tack.1.gz"])
+    for page in man_pages(root):
+        r = subprocess.run(["groff", "-man", "-ww", "-z"], input=gzip.decompress(page.read_bytes()),
+                           capture_output=True, timeout=60)
+        assert r.returncode == 0 and r.stderr == b"", (page.name, r.stderr)
+        r = sh(["man", "-l", str(page)], env=dict(ENV, MANWIDTH="80"))
+        name = page.name.removesuffix(".1.gz")
+        assert r.returncode == 0 and r.stdout.startswith(f"{name.upper()}(1)"), (name, r.stderr)
+        assert re.search(rf"\nNAME\n +{name} +- +\S", r.stdout) and "\nSEE ALSO\n" in r.stdout, name
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_man_page_renders_every_flag_rule_and_example(tool, root, info):
+    page = root / "usr" / "share" / "man" / "man1" / f"tack-{tool}.1.gz"
+    r = sh(["man", "-l", str(page)], env=dict(ENV, MANWIDTH="250"))
+    assert r.returncode == 0, r.stderr
+    text = r.stdout
+    for head in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "RULES",
+                 "EXAMPLES", "SEE ALSO"):
+        assert f"\n{head}\n" in text, head
+    for f in info[tool]["flags"]:
+        assert f"--{f['name']}" in text, f["name"]
+    for rule in info[tool]["rules"]:
+        assert rule["rule"] in text
+    for ex in info[tool]["examples"]:
+        assert ex["args"] in text
+
+
+def complete_bash(root, words, cword, func="_tack", cwd=None):
+    script = root / "usr" / "share" / "bash-completion" / "completions" / "tack"
+    line = ("source {}; COMP_WORDS=({}); COMP_CWORD={}; {}; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+            .format(shlex.quote(str(script)), " ".join(shlex.quote(w) for w in words), cword, func))
+    r = sh(["bash", "--norc", "-c", line], cwd=cwd)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    return [w for w in r.stdout.split("\n") if w]
+
+
+def test_bash_completes_a_flag_and_a_choice(root):
+    assert complete_bash(root, ["tack", "peek", "--for"], 2) == ["--format"]
+    assert complete_bash(root, ["tack", "list", "--kind", ""], 3) == ["file", "directory", "link"]
+    assert complete_bash(root, ["tack", "list", "--kind=d"], 2) == ["--kind=directory"]
+    assert complete_bash(root, ["tack", "pe"], 1) == ["peek"]
+    # The tool's own binary, called by its full path.
+    assert complete_bash(root, ["/usr/lib/tack/bin/seek", "--cou"], 1, "_tack_bin") == ["--count"]
+    assert complete_bash(root, ["tack-mcp", "--read"], 1, "_tack_bin") == ["--read-only"]
+    assert complete_bash(root, ["tack", "mcp", "--tools", "pe"], 3) == ["peek"]
+    # What bash will call for each command: tack, tack-mcp, and each binary by its full path.
+    specs = complete_bash(root, [], 0, "complete -p")
+    assert "complete -F _tack tack" in specs and "complete -F _tack_bin tack-mcp" in specs
+    for t in TOOLS:
+        assert f"complete -F _tack_bin /usr/lib/tack/bin/{t}" in specs
+
+
+def test_bash_completion_loads_from_where_it_is_installed(root):
+    """bash-completion finds the file by the command's name in XDG_DATA_DIRS' completions."""
+    r = sh(["bash", "--norc", "-c", "source /usr/share/bash-completion/bash_completion; "
+            "__load_completion tack-mcp && complete -p tack tack-mcp"],
+           env=dict(ENV, XDG_DATA_DIRS=str(root / "usr" / "share")))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["complete -F _tack tack", "complete -F _tack_bin tack-mcp"]
+
+
+def test_bash_completes_paths_for_path_operands_and_root(root, tmp_path):
+    (tmp_path / "notes.txt").write_text("x\n")
+    (tmp_path / "nodir").mkdir()
+    assert sorted(complete_bash(root, ["tack", "peek", "no"], 2, cwd=tmp_path)) == ["nodir", "notes.txt"]
+    assert complete_bash(root, ["tack", "peek", "--root", "no"], 3, cwd=tmp_path) == ["nodir"]
+    assert complete_bash(root, ["tack", "list", "no"], 2, cwd=tmp_path) == ["nodir"]
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_bash_completes_every_flag_and_choice_of(tool, root, info):
+    flags = complete_bash(root, ["tack", tool, "--"], 2)
+    assert sorted(flags) == sorted("--" + f["name"] for f in info[tool]["flags"])
+    for f in info[tool]["flags"]:
+        if f["choices"]:
+            assert complete_bash(root, ["tack", tool, "--" + f["name"], ""], 3) == f["choices"]
+
+
+ZSH_DRIVER = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -l -- \$h >> ${(q)2}; builtin compadd \"\$@\" }"
+zpty -w z "$3"$'\t'
+for i in {1..50}; do [[ -s $2 ]] && break; sleep 0.1; done
+sleep 0.2
+zpty -d z
+"""
+
+
+def complete_zsh(root, tmp_path, line):
+    """What zsh's completion system offers for LINE<TAB>, in a pseudo-terminal (zpty): every
+    compadd call the completion functions make is recorded."""
+    fpath = root / "usr" / "share" / "zsh" / "vendor-completions"
+    out = tmp_path / "zsh-matches"
+    if out.exists():
+        out.unlink()
+    driver = tmp_path / "driver.zsh"
+    driver.write_text(ZSH_DRIVER)
+    r = sh(["zsh", "-f", str(driver), str(fpath), str(out), line], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return [w for w in out.read_text().split("\n") if w] if out.exists() else []
+
+
+def test_zsh_completes_a_tool_a_flag_and_a_choice(root, tmp_path):
+    assert complete_zsh(root, tmp_path, "tack pe") == ["peek"]
+    assert complete_zsh(root, tmp_path, "tack peek --for") == ["--format"]
+    assert complete_zsh(root, tmp_path, "tack list --kind ") == ["file", "directory", "link"]
+    assert complete_zsh(root, tmp_path, "/usr/lib/tack/bin/seek --cou") == ["--count"]
+
+
+def test_zsh_and_fish_completions(root):
+    share = root / "usr" / "share"
+    zsh_file = share / "zsh" / "vendor-completions" / "_tack"
+    assert zsh_file.read_text().startswith("#compdef tack tack-mcp -p /usr/lib/tack/bin/*\n")
+    r = sh(["zsh", "-n", str(zsh_file)])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    fish_file = share / "fish" / "vendor_completions.d" / "tack.fish"
+    r = sh(["fish", "--no-execute", str(fish_file)])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+    def fish_complete(line):
+        r = sh(["fish", "--no-config", "-c",
+                f"source {shlex.quote(str(fish_file))}; complete -C{shlex.quote(line)}"])
+        assert r.returncode == 0, r.stderr
+        return [ln.split("\t")[0] for ln in r.stdout.splitlines()]
+
+    assert fish_complete("tack peek --form") == ["--format"]
+    assert sorted(fish_complete("tack list --kind ")) == ["directory", "file", "link"]
+    assert "peek" in fish_complete("tack pe")
+
+
+def test_skills_are_each_tools_own(root, tool_dir):
+    skills = root / "usr" / "share" / "tack" / "skills"
+    assert sorted(os.listdir(skills)) == sorted(TOOLS + ["tack"])
+    for t in TOOLS:
+        assert (skills / t / "SKILL.md").read_text() == sh([str(tool_dir / t), "skill"]).stdout
+    contract = sh([str(tool_dir / TOOLS[0]), "skill", "contract"]).stdout
+    assert (skills / "tack" / "SKILL.md").read_text() == contract
+
+
+def test_make_install_honours_prefix_and_destdir(tmp_path):
+    dest = tmp_path / "dest"
+    r = subprocess.run(["make", "-s", "-C", str(REPO), "install", f"BUILD={BUILD}",
+                        "PREFIX=/opt/tack", f"DESTDIR={dest}"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    top = dest / "opt" / "tack"
+    assert sorted(os.listdir(top / "bin")) == ["tack", "tack-mcp"]
+    assert (top / "share" / "zsh" / "site-functions" / "_tack").is_file()
+    index = json.loads((top / "share" / "tack" / "tools.json").read_text())
+    assert {e["path"] for e in index["tools"]} == {f"/opt/tack/lib/tack/bin/{t}" for t in TOOLS + ["tack-mcp"]}
+    r = sh([str(top / "bin" / "tack"), "peek", "--lines", "1:1", str(REPO / "README.md")])
+    assert r.returncode == 0 and json.loads(r.stdout)["data"]["lines"][0]["text"] == "# tack"
+    page = (top / "share" / "man" / "man1" / "tack.1").read_text()
+    assert "/opt/tack/lib/tack/bin" in page and "/opt/tack/share/tack/tools.json" in page
