@@ -54,7 +54,8 @@ def tool_entry(info, bin_dir, tools_dir):
 
 def mcp_entry(mcp, entries, bin_dir, tools_dir):
     """tack-mcp has no table: what it may do is what the tools it runs may do, plus running
-    them and reading its client's messages; each call keeps that tool's own enforcement."""
+    them and reading its client's messages; it holds itself to a supervisor's row (as run's),
+    and each call keeps that tool's own enforcement."""
     effects = {k: any(e["effects"][k] for e in entries) for k in entries[0]["effects"]}
     effects["reads_stdin"] = True
     effects["starts_programs"] = True
@@ -70,9 +71,11 @@ def mcp_entry(mcp, entries, bin_dir, tools_dir):
         "enforcement": {
             "by": "tools",
             "runs": [e["name"] for e in entries],
-            "mechanisms": [],
-            "calls": "each call runs one tool's own binary from the same directory, beneath "
-                     "--root, under that tool's enforcement",
+            "mechanisms": ["landlock", "seccomp", "no_new_privs"],
+            "calls": "the server itself runs under run's supervisor row (read and execute "
+                     "anywhere, write beneath --root, /tmp and its cgroup, no internet socket); "
+                     "each call runs one tool's own binary from the same directory, beneath "
+                     "--root, under that tool's enforcement as well",
         },
         "output": "mcp",
         "schemas": {"output": None, "serves": [e["schemas"]["output"] for e in entries]},
