@@ -76,4 +76,4 @@ row "find a definition" \
     "seek --regex --format text '^static int buf_copy_all' src/mod00" \
     "grep -rn '^static int buf_copy_all' src/mod00"
 echo
-echo "skills an agent reads: $(for t in peek seek list digest jsonq tally skills write replace edit move; do "$bin/$t" skill; done | wc -c) bytes for eleven tools, $("$bin/peek" skill contract | wc -c) for the contract"
+echo "skills an agent reads: $(for t in peek seek list digest jsonq tally skills write replace edit move run; do "$bin/$t" skill; done | wc -c) bytes for twelve tools, $("$bin/peek" skill contract | wc -c) for the contract"

@@ -63,3 +63,12 @@ echo "(exit $?)"
 echo
 echo "== a misspelt flag gets the nearest one as a repair"
 step "$bin/peek" --root tree --lnes 1:2 src/main.c
+echo
+echo "== counts instead of lines, several patterns in one call"
+step "$bin/seek" --root tree --count --format text -e greet -e main
+echo
+echo "== a checksum list checked in one call (src/main.c was changed above)"
+step "$bin/digest" --root tree --check SHA256SUMS --format text
+echo
+echo "== what an agent reads first: a tool's skill, about a kilobyte"
+step "$bin/tally" skill

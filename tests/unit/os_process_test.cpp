@@ -20,22 +20,29 @@
 #include <thread>
 
 #include "os/process.h"
+#include "subreaper_fixture.h"
 #include "os/sandbox.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-// Runs `body` in a forked subreaper; returns its exit status (or -1 when it died).
-int in_helper(const std::function<int()>& body) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    _exit(body());
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+using subreaper_fixture::in_helper;
+
+// /bin/sh with these arguments and environment, capabilities dropped, nothing else asked.
+os::Spawn shell(const char** argv, const char** envp, int in, int out, int err, int cwd) {
+  return os::Spawn{.path = "/bin/sh",
+                   .argv = const_cast<char* const*>(argv),
+                   .envp = const_cast<char* const*>(envp),
+                   .in = in,
+                   .out = out,
+                   .err = err,
+                   .cwd = cwd,
+                   .ruleset = -1,
+                   .join = {},
+                   .drop_capabilities = true,
+                   .nproc = 0,
+                   .filter = {}};
 }
 
 [[noreturn]] void sleep_forever() {
@@ -132,18 +139,7 @@ TEST(OsProcess, SpawnPassesArgvEnvAndDirectory) {
   const char* argv[] = {"sh", "-c", "printf '%s|%s|%s' \"$0\" \"$FOO\" \"$(pwd)\"; echo e >&2",
                         nullptr};
   const char* envp[] = {"FOO=bar baz", "PATH=/usr/bin:/bin", nullptr};
-  os::Spawn s{.path = "/bin/sh",
-              .argv = const_cast<char* const*>(argv),
-              .envp = const_cast<char* const*>(envp),
-              .in = null,
-              .out = out.w,
-              .err = err.w,
-              .cwd = tmp,
-              .ruleset = -1,
-              .join = {},
-              .drop_capabilities = true,
-              .nproc = 0,
-              .filter = {}};
+  os::Spawn s = shell(argv, envp, null, out.w, err.w, tmp);
   os::Spawned child;
   ASSERT_FALSE(os::spawn(s, child));
   EXPECT_EQ(out.drain(), "sh|bar baz|/tmp");
@@ -190,18 +186,7 @@ TEST(OsProcess, SpawnedChildHasNoCapabilitiesAndOwnSession) {
   const char* argv[] = {"sh", "-c",
                         "grep -E '^(CapEff|CapBnd)' /proc/self/status; ps -o sid= -p $$", nullptr};
   const char* envp[] = {"PATH=/usr/bin:/bin", nullptr};
-  os::Spawn s{.path = "/bin/sh",
-              .argv = const_cast<char* const*>(argv),
-              .envp = const_cast<char* const*>(envp),
-              .in = null,
-              .out = out.w,
-              .err = out.w,
-              .cwd = tmp,
-              .ruleset = -1,
-              .join = {},
-              .drop_capabilities = true,
-              .nproc = 0,
-              .filter = {}};
+  os::Spawn s = shell(argv, envp, null, out.w, out.w, tmp);
   os::Spawned child;
   ASSERT_FALSE(os::spawn(s, child));
   std::string text = out.drain();

@@ -9,21 +9,13 @@
 #include <functional>
 
 #include "os/supervise.h"
+#include "subreaper_fixture.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-int in_helper(const std::function<int()>& body) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    _exit(body());
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using subreaper_fixture::in_helper;
 
 // Starts `sh -c script` with its streams on pipes and watches it.
 os::Watch watch(const char* script, uint64_t timeout_ms, uint64_t max_output) {
