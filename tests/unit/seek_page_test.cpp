@@ -1,0 +1,129 @@
+// seek_page_test.cpp — seek's paging: the matching lines of a file cut to the window --skip
+// and --max-count ask for (the line past it truncates the answer), context held while --skip
+// passes over matches, one record per file with -c, and the hint for a PATH meant as a pattern.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/seek/page.h"
+
+namespace {
+
+using contract::Json;
+using seek::Rec;
+using seek::RecKind;
+
+struct Fixture {
+  contract::Tool tool{.name = "seek", .output = contract::Output::Stream, .schema = "seek.v1"};
+  contract::Out out{-1, SIZE_MAX};  // never flushed: the buffer is what would be written
+  contract::Context ctx{tool, out};
+  seek::Args a;
+  seek::Search cfg{a};
+};
+
+// A piece of lines: each (kind, ordinal, line number, bytes).
+struct Line {
+  RecKind kind;
+  uint64_t ordinal, line;
+  std::string text;
+};
+seek::Piece piece(const std::vector<Line>& lines) {
+  seek::Piece p;
+  for (const Line& l : lines) {
+    const size_t begin = p.bytes.size();
+    p.bytes += l.text + "\n";
+    p.recs.push_back({l.kind, l.ordinal, l.ordinal, begin, p.bytes.size(), l.line});
+  }
+  return p;
+}
+
+TEST(SeekPage, LinesAreCutToTheWindowAndTheOnePastItTruncates) {
+  Fixture f;
+  f.a.skip = 1;
+  f.a.max_count = 2;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot s;
+  s.path = "f";
+  seek::Piece p = piece({{RecKind::Match, 0, 1, "m0"},
+                         {RecKind::Match, 1, 2, "m1"},
+                         {RecKind::Match, 2, 3, "m2"},
+                         {RecKind::Match, 3, 4, "m3"}});
+  EXPECT_FALSE(page.take(s, p));
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.emitted, 2u);
+  EXPECT_EQ(page.files, 1u);
+  const std::string& o = f.out.buffer();
+  EXPECT_EQ(o.substr(0, 6), "m1\nm2\n");
+  EXPECT_NE(o.find("\"type\":\"file\""), std::string::npos) << o;
+  EXPECT_NE(o.find("\"matches\":2"), std::string::npos) << o;
+}
+
+TEST(SeekPage, AWholePieceInsideTheWindowIsWrittenAsItIs) {
+  Fixture f;
+  f.a.max_count = 10;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot s;
+  s.path = "f";
+  seek::Piece p = piece({{RecKind::Match, 0, 1, "a"}, {RecKind::Match, 1, 5, "b"}});
+  EXPECT_TRUE(page.take(s, p));
+  EXPECT_EQ(f.out.buffer(), "a\nb\n");
+  EXPECT_EQ(page.emitted, 2u);
+  EXPECT_FALSE(page.truncated);
+}
+
+TEST(SeekPage, ContextSkippedWithAMatchIsShownBeforeTheFirstMatchShown) {
+  Fixture f;
+  f.a.skip = 1;
+  f.a.max_count = 5;
+  f.a.context = 1;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot s;
+  s.path = "f";
+  // Line 1 is context only of the skipped match: far from line 5, it is never shown.
+  seek::Piece p = piece({{RecKind::Context, 0, 1, "far"},
+                         {RecKind::Match, 0, 2, "skipped"},
+                         {RecKind::Context, 0, 4, "near"},
+                         {RecKind::Match, 1, 5, "shown"}});
+  EXPECT_TRUE(page.take(s, p));
+  EXPECT_EQ(f.out.buffer(), "near\nshown\n");
+}
+
+TEST(SeekPage, CountsGiveOneRecordPerFileWithAMatch) {
+  Fixture f;
+  f.a.count = true;
+  f.a.max_count = 1;
+  f.cfg.mode = seek::Mode::Count;
+  f.ctx.format_ = contract::Format::Text;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot one, none, two;
+  one.path = "one";
+  one.found = 3;
+  one.searched = none.searched = two.searched = true;
+  none.path = "none";
+  two.path = "two";
+  two.found = 5;
+  EXPECT_TRUE(page.done(one));
+  EXPECT_TRUE(page.done(none));
+  EXPECT_FALSE(page.done(two));  // past the page: proves more exists
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(f.out.buffer(), "one:3\n");
+  EXPECT_EQ(page.total, 3u);
+  EXPECT_EQ(page.files, 3u);
+  EXPECT_EQ(page.base, 8u);
+}
+
+TEST(SeekPage, AMissingFirstPathAfterDashEIsHintedAsAPattern) {
+  Fixture f;
+  f.a.patterns = {"x"};
+  f.a.paths = {"y", "src"};
+  seek::Page page{f.a, f.ctx, f.cfg};
+  page.error(contract::make_error("io.not-found", "no y", Json::object({{"path", "y"}})));
+  page.error(contract::make_error("io.not-found", "no z", Json::object({{"path", "src"}})));
+  ASSERT_EQ(f.ctx.errors().size(), 2u);
+  ASSERT_TRUE(f.ctx.errors()[0].hint);
+  EXPECT_NE(f.ctx.errors()[0].hint->find("every operand is a PATH"), std::string::npos);
+  EXPECT_FALSE(f.ctx.errors()[1].hint);  // not the first operand: no hint
+}
+
+}  // namespace

@@ -1,0 +1,162 @@
+// page.cpp — seek's paging (main thread).
+#include "tools/seek/page.h"
+
+#include "tools/seek/long_line.h"
+
+namespace seek {
+
+using contract::Json;
+
+void Page::enter(const Slot& s) {
+  if (current == &s) return;
+  current = &s;
+  file_emitted = 0;
+  skips += s.walk_skips;
+  held.clear();
+}
+
+void Page::write(const Piece& p, const Rec& r) {
+  ctx.raw().append(p.bytes, r.begin, r.end - r.begin - 1);
+  ctx.commit();
+}
+
+void Page::error(contract::Error e) {
+  // `seek -e P Q PATH`: Q is a PATH now, but may have been meant as a pattern.
+  if (e.rule == "io.not-found" && !a.patterns.empty() && !a.paths.empty() && !e.hint &&
+      e.detail.get("path") && e.detail.get("path")->str() == a.paths.front())
+    e.hint = "with -e every operand is a PATH; a pattern goes after another -e.";
+  if (e.rule == "limit.line-too-long")
+    repair_long_line(e, a,
+                     {ctx.argv().front(), ctx.root(), ctx.format() == contract::Format::Text,
+                      ctx.given("max-count")});
+  ctx.error(std::move(e));
+}
+
+void Page::file_record(const Slot& s) {
+  if (file_emitted == 0) return;
+  ctx.record(Json::object({{"type", "file"},
+                           {"path", Json::bytes(s.path)},
+                           {"matches", file_emitted},
+                           {"bytes", s.bytes},
+                           {"binary", s.binary}}));
+  file_emitted = 0;
+}
+
+// -c, -l: the one record of a file with a match. --format text: `path:count` (-c), `path`.
+void Page::count_record(const Slot& s) {
+  const bool exact = cfg.mode == Mode::Count;
+  if (ctx.format() == contract::Format::Text) {
+    ctx.raw() += s.path;
+    if (exact) ctx.raw() += ":" + std::to_string(s.found);
+    ctx.commit();
+    return;
+  }
+  Json rec = Json::object({{"type", "file"},
+                           {"path", Json::bytes(s.path)},
+                           {"matches", exact ? Json(s.found) : Json()}});
+  if (!s.pattern_counts.empty()) {
+    Json counts = Json::array();
+    for (uint64_t n : s.pattern_counts) counts.push(n);
+    rec.set("pattern_counts", std::move(counts));
+  }
+  rec.set("bytes", s.bytes);
+  rec.set("binary", s.binary);
+  ctx.record(rec);
+}
+
+void Page::add_totals(const Slot& s) {
+  total += s.found;
+  for (size_t i = 0; i < s.pattern_counts.size() && i < pattern_totals.size(); ++i)
+    pattern_totals[i] += s.pattern_counts[i];
+}
+
+bool Page::take(Slot& s, Piece& p) {
+  enter(s);
+  if (ctx.output_failed()) return false;
+  if (!cfg.lines()) {  // no lines rendered: only errors to pass on
+    for (const Rec& r : p.recs)
+      if (r.kind == RecKind::Error) error(std::move(s.errors[r.lo]));
+    return !ctx.output_failed();
+  }
+  const uint64_t lo = a.skip, hi = a.skip + a.max_count;  // the window of ordinals shown
+  bool whole = !p.bytes.empty();
+  uint64_t n = 0;
+  for (const Rec& r : p.recs) {
+    if (r.kind == RecKind::Error || base + r.lo < lo || base + r.lo >= hi) whole = false;
+    n += r.kind == RecKind::Match;
+  }
+  if (whole) {  // the common case: all of it inside the window
+    ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
+    ctx.commit();
+    emitted += n;
+    file_emitted += n;
+    return !ctx.output_failed();
+  }
+  for (const Rec& r : p.recs) {
+    switch (r.kind) {
+      case RecKind::Error:
+        error(std::move(s.errors[r.lo]));
+        break;
+      case RecKind::Match:
+        if (base + r.lo < lo) break;
+        if (base + r.lo >= hi) {  // one more exists: the answer is complete up to here
+          truncated = true;
+          ++files;  // this file was searched, up to the line that proved more exists
+          file_record(s);
+          return false;
+        }
+        for (auto& [line, bytes] : held) {
+          if (line + a.context < r.line) continue;
+          ctx.raw() += bytes;
+          ctx.commit();
+        }
+        held.clear();
+        write(p, r);
+        ++emitted;
+        ++file_emitted;
+        break;
+      case RecKind::Context:
+        // `lo` is exact: the nearest match before the line within --context. Before the
+        // first match shown, whether a line is its before-context waits for that match.
+        if (base + r.lo < lo) {
+          held.emplace_back(r.line, p.bytes.substr(r.begin, r.end - r.begin - 1));
+          if (held.size() > a.context) held.pop_front();
+        } else if (base + r.lo < hi) {
+          write(p, r);
+        }
+        break;
+    }
+  }
+  return !ctx.output_failed();
+}
+
+bool Page::done(Slot& s) {
+  enter(s);
+  skips += s.own;
+  if (s.searched) ++files;
+  base += s.found;
+  if (!cfg.lines()) {
+    current = nullptr;
+    if (s.found == 0) return !ctx.output_failed();
+    if (cfg.totals) {
+      add_totals(s);
+      return !ctx.output_failed();
+    }
+    // A page counts files with a match; the file past it proves that more exist.
+    const uint64_t ordinal = matched_files++;
+    if (ordinal < a.skip) return !ctx.output_failed();
+    if (ordinal >= a.skip + a.max_count) {
+      truncated = true;
+      return false;
+    }
+    count_record(s);
+    add_totals(s);
+    ++emitted;
+    return !ctx.output_failed();
+  }
+  file_record(s);
+  current = nullptr;
+  return !ctx.output_failed();
+}
+
+}  // namespace seek

@@ -1,0 +1,43 @@
+// page.h — seek's paging, on the main thread: the pieces of each file in walk order, cut to
+// the window --skip and --max-count ask for, with the totals the end record reports.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contract/context.h"
+#include "tools/seek/search.h"
+
+namespace seek {
+
+struct Page {
+  const Args& a;
+  contract::Context& ctx;
+  const Search& cfg;
+  uint64_t base = 0;  // matching lines found in the files before the head slot
+  // emitted: the items of the page (matching lines; with -c/-l, file records)
+  uint64_t emitted = 0, file_emitted = 0, files = 0;
+  uint64_t matched_files = 0, total = 0;  // without lines: files with a match, lines counted
+  std::vector<uint64_t> pattern_totals =
+      std::vector<uint64_t>(cfg.pattern_counts() ? a.patterns.size() : 0);
+  bool truncated = false;
+  os::SkipCounts skips{};
+  const Slot* current = nullptr;
+  // Context lines met while --skip passes over matches: the last --context of them wait for
+  // the first match shown, and those within --context of it are its before-context.
+  std::deque<std::pair<uint64_t, std::string>> held{};
+
+  void enter(const Slot& s);
+  void write(const Piece& p, const Rec& r);
+  void error(contract::Error e);
+  void file_record(const Slot& s);
+  // -c, -l: the one record of a file with a match. --format text: `path:count` (-c), `path`.
+  void count_record(const Slot& s);
+  void add_totals(const Slot& s);
+  bool take(Slot& s, Piece& p);
+  bool done(Slot& s);
+};
+
+}  // namespace seek

@@ -1,0 +1,111 @@
+// search.cpp — seek's per-file worker.
+#include "tools/seek/search.h"
+
+#include <cerrno>
+
+#include "os/file_witness.h"
+#include "text/line_record.h"
+#include "tools/seek/long_line.h"
+
+namespace seek {
+
+void search_file(const Search& cfg, Slot& s, Worker& w) {
+  const Args& a = cfg.a;
+  Piece piece;
+  auto publish = [&] {
+    cfg.pool->publish(s, std::move(piece));
+    piece = Piece();
+    piece.bytes.reserve(Ordered::kPiece + 4096);
+  };
+  auto finish = [&] { s.last = std::move(piece); };
+  auto add_error = [&](contract::Error e) {
+    s.errors.push_back(std::move(e));
+    piece.recs.push_back(
+        {RecKind::Error, s.errors.size() - 1, 0, piece.bytes.size(), piece.bytes.size()});
+  };
+  os::Fd owned;
+  int fd = s.fd.get();
+  if (!s.named) {
+    const int r = os::open_entry(*s.entry, s.st);
+    if (r < 0) {
+      // A link now where the walk saw a file: not followed, counted as the link it is.
+      if (r == -ELOOP) {
+        s.own.symlink = 1;
+        return;
+      }
+      add_error(os::errno_error(-r, s.path, "open"));
+      finish();
+      return;
+    }
+    owned = os::Fd(r);
+    fd = r;
+    if (!S_ISREG(s.st.st_mode)) {  // swapped for a FIFO or device since listed: never read
+      s.own.special = 1;
+      return;
+    }
+  }
+  const uint64_t size = static_cast<uint64_t>(s.st.st_size);
+  s.bytes = size;
+  const text::ReadAt read = os::input_reader(fd, size);
+  text::LineRecords render(cfg.text ? text::RecordForm::Text : text::RecordForm::Json);
+  render.set_path(s.path);
+
+  text::ScanOptions so;
+  so.max_line = static_cast<size_t>(a.max_line_bytes);
+  so.context = cfg.lines() ? a.context : 0;
+  so.max_matches = cfg.lines() ? cfg.limit : cfg.mode == Mode::Files ? 1 : UINT64_MAX;
+  so.skip_binary = !s.named;
+  if (cfg.pattern_counts()) s.pattern_counts.assign(a.patterns.size(), 0);
+
+  auto add = [&](const text::LineEvent& ev, const std::string* witness) {
+    const size_t begin = piece.bytes.size();
+    const bool match = ev.kind == text::LineEvent::Kind::Match;
+    if (match)
+      render.match(piece.bytes, ev, witness);
+    else
+      render.context(piece.bytes, ev);
+    piece.recs.push_back({match ? RecKind::Match : RecKind::Context, ev.lo, ev.hi, begin,
+                          piece.bytes.size(), ev.line});
+    if (piece.bytes.size() >= Ordered::kPiece) publish();
+  };
+
+  // --witness: events are held in batches until their witnesses are known.
+  std::optional<os::WitnessBatches> batches;
+  if (a.witness && cfg.lines()) batches.emplace(fd, so.max_line, add);
+  const text::LineSink sink = [&](const text::LineEvent& ev) {
+    if (cfg.pool->cancelled()) return false;
+    if (!cfg.lines()) {  // counted, not shown (the Scanner counts the lines)
+      if (ev.patterns && !s.pattern_counts.empty())
+        for (uint32_t i : *ev.patterns) ++s.pattern_counts[i];
+      return true;
+    }
+    if (batches)
+      batches->hold(ev);
+    else
+      add(ev, nullptr);
+    return true;
+  };
+  const text::ScanResult res = text::scan(*w.matcher, so, read, sink, w.buffer);
+  if (res.skipped) {
+    s.own.binary = 1;
+    return;
+  }
+  if (batches) batches->flush();
+  s.searched = true;
+  s.binary = res.binary;
+  s.found = res.found;
+  if (res.error) add_error(os::errno_error(res.error, s.path, "read"));
+  if (batches && batches->error()) add_error(os::errno_error(batches->error(), s.path, "read"));
+  if (res.long_count) add_error(long_line_error(a, s.path, res, read));
+  finish();
+}
+
+std::unique_ptr<Slot> error_slot(contract::Error e) {
+  auto s = std::make_unique<Slot>();
+  s->work = false;
+  s->errors.push_back(std::move(e));
+  s->last.recs.push_back({RecKind::Error, 0, 0, 0, 0});
+  return s;
+}
+
+}  // namespace seek
