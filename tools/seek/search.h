@@ -77,6 +77,8 @@ struct Search {
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
 };
 
+// Searches one file on a worker thread: its records are published to the main thread in pieces
+// as they fill, the rest left in Slot::last; what it counts goes in the slot.
 void search_file(const Search& cfg, Slot& s, Worker& w);
 
 // A slot that holds only an error found by the walk.
