@@ -5,7 +5,6 @@
 // program (Landlock: read anywhere, write beneath the root and a private TMPDIR; no internet
 // sockets), ends the whole tree it started (setsid, double forks, stopped or TERM-deaf
 // processes included), and answers the exit status and both streams as JSON.
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,15 +16,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <memory>
 
 #include "os/open.h"
 #include "os/policy.h"
 #include "os/process.h"
+#include "os/programs.h"
 #include "os/sandbox.h"
 #include "os/supervise.h"
 #include "runner/main.h"
+#include "text/json_escape.h"
 #include "tools/run.schema.h"
 
 #ifndef TACK_PROGRAMS_DIR
@@ -198,123 +198,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// --- the programs directory ---------------------------------------------------------------
-
-bool runnable(int dir, const char* name) {
-  struct stat st {};
-  return name[0] != '.' && fstatat(dir, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
-         faccessat(dir, name, X_OK, AT_EACCESS) == 0;
-}
-
-Json list_programs() {
-  std::vector<std::string> names;
-  int dir = open(TACK_PROGRAMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (DIR* d = dir >= 0 ? fdopendir(dir) : nullptr) {
-    while (dirent* e = readdir(d))
-      if (runnable(dirfd(d), e->d_name)) names.emplace_back(e->d_name);
-    closedir(d);
-  } else if (dir >= 0) {
-    close(dir);
-  }
-  std::sort(names.begin(), names.end());
-  Json out = Json::array();
-  for (auto& n : names) out.push(Json::bytes(n));
-  return Json::object({{"programs", std::move(out)}});
-}
-
-std::string errno_name(int e) {
-  const char* n = strerrorname_np(e);
-  return n ? n : std::to_string(e);
-}
-
-// The program's absolute path, or the error that says why there is none.
-std::variant<std::string, contract::Error> find_program(const std::string& name) {
-  auto not_found = [&](std::string why) {
-    contract::Error e =
-        contract::make_error("run.program-not-found",
-                             "the programs directory holds no program '" +
-                                 contract::printable(name) + "' (" + why + ").",
-                             Json::object({{"program", Json::bytes(name)}, {"reason", why}}));
-    e.hint = "`run --list` names the programs that may be run.";
-    return e;
-  };
-  int dir = open(TACK_PROGRAMS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return not_found("the programs directory does not exist");
-  struct stat st {};
-  std::variant<std::string, contract::Error> out = std::string(TACK_PROGRAMS_DIR "/") + name;
-  if (name[0] == '.') {
-    out = not_found("a hidden name is never a program");
-  } else if (fstatat(dir, name.c_str(), &st, 0) != 0) {
-    struct stat lst {};
-    bool dangling =
-        fstatat(dir, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
-    out = not_found(dangling ? "a link to a missing target" : "no such name");
-  } else if (!S_ISREG(st.st_mode)) {
-    out = not_found("not a regular file");
-  } else if (faccessat(dir, name.c_str(), X_OK, AT_EACCESS) != 0) {
-    int err = errno;
-    out = contract::make_error(
-        "io.permission-denied",
-        "the program '" + contract::printable(name) + "' is not executable.",
-        Json::object({{"program", Json::bytes(name)}, {"errno", errno_name(err)}}));
-  }
-  close(dir);
-  return out;
-}
-
 // --- what the program writes --------------------------------------------------------------
-
-// Appends `v` (valid UTF-8) JSON-escaped, as JsonWriter escapes it, eight bytes at a time where
-// none needs it: a large answer is mostly such runs, and this is most of its cost.
-void append_escaped(std::string& out, std::string_view v) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  const char* p = v.data();
-  size_t n = v.size(), start = 0, i = 0;
-  auto escape = [&](size_t at) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    unsigned char c = static_cast<unsigned char>(p[at]);
-    if (c >= 0x20 && c != '"' && c != '\\') return;
-    out.append(p + start, at - start);
-    start = at + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  };
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    uint64_t control = (w - kOnes * 0x20) & ~w & kHigh;  // a byte below 0x20
-    if (!(control | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')))) continue;
-    for (size_t j = i; j < i + 8; ++j) escape(j);
-  }
-  for (; i < n; ++i) escape(i);
-  out.append(p + start, n - start);
-}
 
 // text_or_bytes of what a stream kept, rendered into the answer in pieces.
 Json stream_json(const os::Channel& s) {
@@ -332,7 +216,7 @@ Json stream_json(const os::Channel& s) {
         size_t end = std::min(v.size(), pos + kPiece);
         if (utf8) {
           while (end < v.size() && (static_cast<unsigned char>(v[end]) & 0xC0) == 0x80) ++end;
-          append_escaped(out, v.substr(pos, end - pos));
+          text::append_json_escaped(out, v.substr(pos, end - pos));
         } else {
           out += contract::base64(v.substr(pos, end - pos));
         }
@@ -347,37 +231,26 @@ Json stream_json(const os::Channel& s) {
 
 // --- the run ------------------------------------------------------------------------------
 
-contract::Error spawn_error(const std::string& name, const char* stage, int err) {
-  if (err == EACCES)
-    return contract::make_error(
-        "io.permission-denied",
-        "the operating system refused to start '" + contract::printable(name) + "' (" + stage +
-            ").",
-        Json::object(
-            {{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
-  return contract::make_error(
-      "run.spawn-failed",
-      "the program '" + contract::printable(name) + "' could not be started (" + stage + ": " +
-          std::strerror(err) + ").",
-      Json::object({{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
-}
-
 Json run(const Args& a, contract::Context& ctx) {
-  if (!a.program) return list_programs();
+  if (!a.program) {
+    Json names = Json::array();
+    for (auto& n : os::program_names(TACK_PROGRAMS_DIR)) names.push(Json::bytes(n));
+    return Json::object({{"programs", std::move(names)}});
+  }
   // A closed 0, 1 or 2 would go to the first descriptor opened below (a pipe, the root): each
   // is held by /dev/null opened read-only, so standard input reads as empty and a write to a
   // closed standard output still fails.
   for (int fd = 0; fd <= 2; ++fd)
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) open("/dev/null", O_RDONLY);
   const std::string& name = *a.program;
-  auto found = find_program(name);
+  auto found = os::find_program(TACK_PROGRAMS_DIR, name);
   if (auto* e = std::get_if<contract::Error>(&found)) {
     ctx.error(std::move(*e));
     return nullptr;
   }
   const std::string path = std::get<std::string>(found);
   auto fail = [&](const char* stage, int err) {
-    ctx.error(spawn_error(name, stage, err));
+    ctx.error(os::spawn_error(name, stage, err));
     return Json();
   };
 
