@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 
 #include "os/dir_lock.h"
 #include "os/hash.h"
@@ -27,6 +26,8 @@
 #include "os/rename_noreplace.h"
 #include "runner/main.h"
 #include "tools/move.schema.h"
+#include "move/remove_many.h"
+#include "writer/move_check.h"
 #include "writer/table.h"
 #include "writer/writer.h"
 
@@ -191,222 +192,16 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
-// when it has one): io.not-found, with what is at the destination.
-contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
-                         const std::string& actual) {
-  contract::Error e = os::errno_error(ENOENT, path, "move");
-  if (d.kind != os::Entry::Kind::Missing) {
-    e.detail.set("destination", Json::bytes(to_path));
-    e.detail.set("destination_kind", writer::kind_name(d.kind));
-    if (!actual.empty()) e.detail.set("destination_sha256", actual);
-  }
-  return e;
-}
-
-// A directory or a special file has no hash to state: the error says what the call was
-// doing (remove, or check --if-sha256), not the generic "cannot write".
-contract::Error unhashable(contract::Error e, const std::string& path, bool remove) {
-  if (e.rule != "io.is-a-directory" && e.rule != "io.special-file") return e;
-  const std::string what = e.rule == "io.is-a-directory" ? "a directory" : "a special file";
-  e.message = (remove ? "cannot remove '" : "cannot check --if-sha256 of '") +
-              contract::printable(path) + "': it is " + what +
-              "; only a file or a symbolic link has a hash to state.";
-  return e;
-}
-
-// `.NAME.removed-` + 8 hex, beside PATH; path.too-long when the name cannot be held.
-os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
-                                     const std::string& expect) {
-  std::string tomb = "." + from.name + ".removed-" + expect.substr(0, 8);
-  if (tomb.size() > NAME_MAX) {
-    return contract::make_error(
-        "path.too-long",
-        "cannot remove '" + contract::printable(path) + "': its tombstone name would be " +
-            std::to_string(tomb.size()) + " bytes, past the filesystem's 255.",
-        Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
-  }
-  return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
-}
-
-// What a move finds under the lock: PATH gone and the destination holding what the caller
-// moved (a retry that landed: by its hash, when one was given), or the entries at both; or the
-// error refusing it: PATH gone otherwise, or not hashing to `expect` (`verb` says what was not
-// done). Whether the destination is free is the caller's to judge.
-struct Looked {
-  bool landed = false;
-  os::Entry s, d;
-};
-os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
-                         const std::string& to_path, const std::optional<std::string>& expect,
-                         bool remove, std::string_view verb) {
-  using K = os::Entry::Kind;
-  auto src = os::look(from);
-  if (auto* e = std::get_if<contract::Error>(&src)) return std::move(*e);
-  auto dst = os::look(to);
-  if (auto* e = std::get_if<contract::Error>(&dst)) return std::move(*e);
-  Looked l{false, std::get<os::Entry>(src), std::get<os::Entry>(dst)};
-  if (l.s.kind == K::Missing) {
-    std::string actual;
-    l.landed = l.d.kind != K::Missing;
-    if (l.landed && expect) {
-      auto h = writer::entry_sha256(to, l.d);
-      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
-      l.landed = !actual.empty() && actual == *expect;
-    }
-    if (!l.landed) return vanished(path, to_path, l.d, actual);
-    return l;
-  }
-  if (expect) {
-    auto h = writer::entry_sha256(from, l.s);
-    if (auto* e = std::get_if<contract::Error>(&h)) return unhashable(std::move(*e), path, remove);
-    const std::string& actual = std::get<std::string>(h);
-    if (actual != *expect)
-      return os::hash_mismatch(path, *expect, actual, verb, writer::kind_name(l.s.kind));
-  }
-  return l;
-}
-
-// --remove of several paths. Every path is checked (its tombstone free, its hash) under the
-// locks of all their directories before any is renamed, so one refusal renames nothing; then
-// each is renamed in PATH order. Each rename is atomic, the batch is not one transaction: a
-// rename that fails stops it, and `written` says which were renamed.
-Json run_remove_many(const Args& a, contract::Context& ctx) {
-  using K = os::Entry::Kind;
-  std::vector<std::string> paths{a.path};
-  paths.insert(paths.end(), a.rest.begin(), a.rest.end());
-  struct Item {
-    std::string path, expect, to_path;
-    std::optional<os::Place> from, to;
-    std::optional<contract::Error> error;
-    bool pending = false, landed = false, written = false, refused = false;
-    std::string kind;
-  };
-  std::vector<Item> items(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    Item& it = items[i];
-    it.path = paths[i];
-    it.expect = os::lower_hex(a.if_sha256[i]);
-    auto from = os::open_place(ctx.root_fd(), it.path, os::Parents::Refuse);
-    if (auto* e = std::get_if<contract::Error>(&from)) {
-      it.error = std::move(*e);
-      continue;
-    }
-    it.from.emplace(std::move(std::get<os::Place>(from)));
-    auto tomb = tombstone_of(*it.from, it.path, it.expect);
-    if (auto* e = std::get_if<contract::Error>(&tomb)) {
-      it.error = std::move(*e);
-      continue;
-    }
-    it.to_path = std::get<std::string>(tomb);
-    auto to = os::open_place(ctx.root_fd(), it.to_path, os::Parents::Refuse);
-    if (auto* e = std::get_if<contract::Error>(&to)) {
-      it.error = std::move(*e);
-      continue;
-    }
-    it.to.emplace(std::move(std::get<os::Place>(to)));
-  }
-
-  // Every directory locked once; declared after the items: released before they close. Two
-  // spellings of one name (an absolute and a relative path without --root) would be checked
-  // twice and renamed once: refused as a path named twice, before anything is hashed. (Two
-  // hard links are two names: each is removed.)
-  std::vector<const os::Place*> places;
-  for (const Item& it : items) places.push_back(it.from ? &*it.from : nullptr);
-  auto held = writer::hold_all(places, paths, a.dry_run,
-                               {"", "name each path once, with its own --if-sha256"});
-  if (auto* e = std::get_if<contract::Error>(&held)) {
-    ctx.error(std::move(*e));
-    return nullptr;
-  }
-  const bool twice = std::get<writer::Held>(held).any_twice;
-  for (size_t i = 0; i < items.size(); ++i)
-    if (auto& e = std::get<writer::Held>(held).twice[i]) items[i].error = std::move(*e);
-  for (Item& it : items) {
-    if (it.error || twice) continue;
-    auto judged = judge(*it.from, *it.to, it.path, it.to_path, it.expect, true, "removed");
-    if (auto* e = std::get_if<contract::Error>(&judged)) {
-      it.error = std::move(*e);
-      continue;
-    }
-    const Looked& l = std::get<Looked>(judged);
-    if (l.landed) {
-      it.landed = true;
-      continue;
-    }
-    const os::Entry& d = l.d;
-    if (d.kind != K::Missing) {
-      Json detail =
-          Json::object({{"path", Json::bytes(it.to_path)}, {"kind", writer::kind_name(d.kind)}});
-      contract::Error e = contract::make_error(
-          "conflict.exists",
-          "cannot remove '" + contract::printable(it.path) + "': its tombstone '" +
-              contract::printable(it.to_path) + "' exists, and move never replaces anything.",
-          std::move(detail));
-      e.repair = contract::Repair::none(
-          "a tombstone with this name exists: move it away first, or read PATH again");
-      it.error = std::move(e);
-      continue;
-    }
-    it.kind = writer::kind_name(l.s.kind);
-    it.pending = true;
-  }
-
-  auto answer = [&] {
-    Json files = Json::array();
-    uint64_t changed = 0, written = 0;
-    for (const Item& it : items) {
-      if (it.refused) continue;
-      Json one = Json::object({{"from", Json::bytes(it.path)},
-                               {"to", Json::bytes(it.to_path)},
-                               {"changed", it.pending},
-                               {"removed", true},
-                               {"tombstone", Json::bytes(it.to_path)},
-                               {"written", it.written}});
-      files.push(std::move(one));
-      changed += it.pending ? 1 : 0;
-      written += it.written ? 1 : 0;
-    }
-    return Json::object(
-        {{"files", std::move(files)}, {"files_changed", changed}, {"files_written", written}});
-  };
-  bool refused = false;
-  for (Item& it : items) {
-    it.refused = twice;  // then nothing was checked
-    if (it.error) {
-      refused = it.refused = true;
-      ctx.error(std::move(*it.error));
-    }
-  }
-  if (refused) return answer();  // the paths that passed their check; none renamed
-  if (a.dry_run) {
-    Json planned = Json::array();
-    for (const Item& it : items)
-      if (it.pending)
-        planned.push(Json::object({{"op", "rename"},
-                                   {"from", Json::bytes(it.path)},
-                                   {"to", Json::bytes(it.to_path)},
-                                   {"kind", it.kind}}));
-    ctx.dry_run(std::move(planned));
-    return answer();
-  }
-  for (Item& it : items) {
-    if (!it.pending) continue;
-    if (auto e = os::rename_noreplace(*it.from, *it.to)) {
-      ctx.error(std::move(*e));
-      break;
-    }
-    it.written = true;
-  }
-  return answer();
-}
-
 Json run(const Args& a, contract::Context& ctx) {
   auto fail = [&](contract::Error e) {
     ctx.error(std::move(e));
     return Json(nullptr);
   };
-  if (a.remove && !a.rest.empty()) return run_remove_many(a, ctx);
+  if (a.remove && !a.rest.empty()) {
+    std::vector<std::string> paths{a.path};
+    paths.insert(paths.end(), a.rest.begin(), a.rest.end());
+    return move_tool::remove_many(paths, a.if_sha256, a.dry_run, ctx);
+  }
   const std::optional<std::string> expect =
       a.if_sha256.empty() ? std::nullopt : std::optional(os::lower_hex(a.if_sha256[0]));
 
@@ -417,7 +212,7 @@ Json run(const Args& a, contract::Context& ctx) {
   std::string to_path;
   if (a.remove) {
     // `.NAME.removed-` + 8 hex must itself be a name the filesystem can hold.
-    auto tomb = tombstone_of(from, a.path, *expect);
+    auto tomb = writer::tombstone_of(from, a.path, *expect);
     if (auto* e = std::get_if<contract::Error>(&tomb)) return fail(std::move(*e));
     to_path = std::get<std::string>(tomb);
   } else {
@@ -438,9 +233,9 @@ Json run(const Args& a, contract::Context& ctx) {
   auto held = writer::lock_unless_dry(a.dry_run, from, &to);
   if (auto* e = std::get_if<contract::Error>(&held)) return fail_undo(std::move(*e));
 
-  auto judged = judge(from, to, a.path, to_path, expect, a.remove, "moved");
+  auto judged = writer::judge(from, to, a.path, to_path, expect, a.remove, "moved");
   if (auto* e = std::get_if<contract::Error>(&judged)) return fail_undo(std::move(*e));
-  const Looked& l = std::get<Looked>(judged);
+  const writer::Looked& l = std::get<writer::Looked>(judged);
   const os::Entry& s = l.s;
   const os::Entry& d = l.d;
   using K = os::Entry::Kind;

@@ -5,27 +5,21 @@
 // program (Landlock: read anywhere, write beneath the root and a private TMPDIR; no internet
 // sockets), ends the whole tree it started (setsid, double forks, stopped or TERM-deaf
 // processes included), and answers the exit status and both streams as JSON.
-#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <memory>
 
-#include "os/open.h"
-#include "os/policy.h"
 #include "os/process.h"
-#include "os/sandbox.h"
+#include "os/programs.h"
 #include "os/supervise.h"
+#include "run/start.h"
 #include "runner/main.h"
+#include "text/json_escape.h"
 #include "tools/run.schema.h"
 
 #ifndef TACK_PROGRAMS_DIR
@@ -198,123 +192,7 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// --- the programs directory ---------------------------------------------------------------
-
-bool runnable(int dir, const char* name) {
-  struct stat st {};
-  return name[0] != '.' && fstatat(dir, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
-         faccessat(dir, name, X_OK, AT_EACCESS) == 0;
-}
-
-Json list_programs() {
-  std::vector<std::string> names;
-  int dir = open(TACK_PROGRAMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (DIR* d = dir >= 0 ? fdopendir(dir) : nullptr) {
-    while (dirent* e = readdir(d))
-      if (runnable(dirfd(d), e->d_name)) names.emplace_back(e->d_name);
-    closedir(d);
-  } else if (dir >= 0) {
-    close(dir);
-  }
-  std::sort(names.begin(), names.end());
-  Json out = Json::array();
-  for (auto& n : names) out.push(Json::bytes(n));
-  return Json::object({{"programs", std::move(out)}});
-}
-
-std::string errno_name(int e) {
-  const char* n = strerrorname_np(e);
-  return n ? n : std::to_string(e);
-}
-
-// The program's absolute path, or the error that says why there is none.
-std::variant<std::string, contract::Error> find_program(const std::string& name) {
-  auto not_found = [&](std::string why) {
-    contract::Error e =
-        contract::make_error("run.program-not-found",
-                             "the programs directory holds no program '" +
-                                 contract::printable(name) + "' (" + why + ").",
-                             Json::object({{"program", Json::bytes(name)}, {"reason", why}}));
-    e.hint = "`run --list` names the programs that may be run.";
-    return e;
-  };
-  int dir = open(TACK_PROGRAMS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return not_found("the programs directory does not exist");
-  struct stat st {};
-  std::variant<std::string, contract::Error> out = std::string(TACK_PROGRAMS_DIR "/") + name;
-  if (name[0] == '.') {
-    out = not_found("a hidden name is never a program");
-  } else if (fstatat(dir, name.c_str(), &st, 0) != 0) {
-    struct stat lst {};
-    bool dangling =
-        fstatat(dir, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
-    out = not_found(dangling ? "a link to a missing target" : "no such name");
-  } else if (!S_ISREG(st.st_mode)) {
-    out = not_found("not a regular file");
-  } else if (faccessat(dir, name.c_str(), X_OK, AT_EACCESS) != 0) {
-    int err = errno;
-    out = contract::make_error(
-        "io.permission-denied",
-        "the program '" + contract::printable(name) + "' is not executable.",
-        Json::object({{"program", Json::bytes(name)}, {"errno", errno_name(err)}}));
-  }
-  close(dir);
-  return out;
-}
-
 // --- what the program writes --------------------------------------------------------------
-
-// Appends `v` (valid UTF-8) JSON-escaped, as JsonWriter escapes it, eight bytes at a time where
-// none needs it: a large answer is mostly such runs, and this is most of its cost.
-void append_escaped(std::string& out, std::string_view v) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  const char* p = v.data();
-  size_t n = v.size(), start = 0, i = 0;
-  auto escape = [&](size_t at) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    unsigned char c = static_cast<unsigned char>(p[at]);
-    if (c >= 0x20 && c != '"' && c != '\\') return;
-    out.append(p + start, at - start);
-    start = at + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  };
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    uint64_t control = (w - kOnes * 0x20) & ~w & kHigh;  // a byte below 0x20
-    if (!(control | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')))) continue;
-    for (size_t j = i; j < i + 8; ++j) escape(j);
-  }
-  for (; i < n; ++i) escape(i);
-  out.append(p + start, n - start);
-}
 
 // text_or_bytes of what a stream kept, rendered into the answer in pieces.
 Json stream_json(const os::Channel& s) {
@@ -332,7 +210,7 @@ Json stream_json(const os::Channel& s) {
         size_t end = std::min(v.size(), pos + kPiece);
         if (utf8) {
           while (end < v.size() && (static_cast<unsigned char>(v[end]) & 0xC0) == 0x80) ++end;
-          append_escaped(out, v.substr(pos, end - pos));
+          text::append_json_escaped(out, v.substr(pos, end - pos));
         } else {
           out += contract::base64(v.substr(pos, end - pos));
         }
@@ -347,175 +225,44 @@ Json stream_json(const os::Channel& s) {
 
 // --- the run ------------------------------------------------------------------------------
 
-contract::Error spawn_error(const std::string& name, const char* stage, int err) {
-  if (err == EACCES)
-    return contract::make_error(
-        "io.permission-denied",
-        "the operating system refused to start '" + contract::printable(name) + "' (" + stage +
-            ").",
-        Json::object(
-            {{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
-  return contract::make_error(
-      "run.spawn-failed",
-      "the program '" + contract::printable(name) + "' could not be started (" + stage + ": " +
-          std::strerror(err) + ").",
-      Json::object({{"program", Json::bytes(name)}, {"stage", stage}, {"errno", errno_name(err)}}));
-}
-
 Json run(const Args& a, contract::Context& ctx) {
-  if (!a.program) return list_programs();
+  if (!a.program) {
+    Json names = Json::array();
+    for (auto& n : os::program_names(TACK_PROGRAMS_DIR)) names.push(Json::bytes(n));
+    return Json::object({{"programs", std::move(names)}});
+  }
   // A closed 0, 1 or 2 would go to the first descriptor opened below (a pipe, the root): each
   // is held by /dev/null opened read-only, so standard input reads as empty and a write to a
   // closed standard output still fails.
   for (int fd = 0; fd <= 2; ++fd)
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) open("/dev/null", O_RDONLY);
   const std::string& name = *a.program;
-  auto found = find_program(name);
+  auto found = os::find_program(TACK_PROGRAMS_DIR, name);
   if (auto* e = std::get_if<contract::Error>(&found)) {
     ctx.error(std::move(*e));
     return nullptr;
   }
   const std::string path = std::get<std::string>(found);
-  auto fail = [&](const char* stage, int err) {
-    ctx.error(spawn_error(name, stage, err));
-    return Json();
-  };
-
-  // The root (where the program may write), its working directory, the private TMPDIR.
-  int root = ctx.root_fd() >= 0 ? fcntl(ctx.root_fd(), F_DUPFD_CLOEXEC, 3)
-                                : open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) return fail("directory", errno);
-  std::string pwd = ctx.root_abs();
-  if (pwd.empty()) {
-    char here[4096];
-    pwd = getcwd(here, sizeof here) ? here : "/";
-  }
-  int cwd = root;
-  if (a.cwd) {
-    auto opened = os::open_read(ctx.root_fd(), *a.cwd, os::Want::Directory, *a.cwd);
-    if (auto* e = std::get_if<contract::Error>(&opened)) {
-      close(root);
-      ctx.error(std::move(*e));
-      return nullptr;
-    }
-    cwd = fcntl(std::get<os::Opened>(opened).fd.get(), F_DUPFD_CLOEXEC, 3);
-    if (*a.cwd != ".")
-      pwd = a.cwd->front() == '/' ? *a.cwd : (pwd == "/" ? "" : pwd) + "/" + *a.cwd;
-  }
-  auto tmp = os::make_private_dir("/tmp");
-  if (!tmp) return fail("tmpdir", errno);
-  int tmp_fd = open(tmp->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-  // The program's authority: its Landlock ruleset, its cgroup.
-  // What the deployer's policy grants this program beyond that (never the caller's to say).
-  const os::Policy policy = os::read_policy(TACK_PROGRAMS_DIR);
-  const os::ProgramPolicy* granted = policy.find(name);
-  const bool network = granted && granted->network;
-  std::vector<int> writable = {tmp_fd};
-  if (!a.read_only) writable.push_back(root);
-  const size_t own = writable.size();
-  Json extra = Json::array();
-  for (const std::string& dir : granted ? granted->write : std::vector<std::string>{}) {
-    int fd = a.read_only ? -1 : open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) continue;
-    writable.push_back(fd);
-    extra.push(Json::bytes(dir));
-  }
-  os::ProgramRuleset rules = os::program_ruleset(writable, network);
-  for (size_t i = own; i < writable.size(); ++i) close(writable[i]);
-  os::Cgroup cgroup;
-  cgroup.make(kPidsMax);
-  for (pid_t gone : cgroup.stale_owners()) os::remove_private_dirs_of("/tmp", gone);
-
-  // Channels: the program's three streams, and the signals that end run itself.
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, in_pipe[2] = {-1, -1};
-  int in = -1;
-  bool channels = pipe2(out_pipe, O_CLOEXEC) == 0 && pipe2(err_pipe, O_CLOEXEC) == 0;
-  if (channels && a.stdin_) {
-    channels = pipe2(in_pipe, O_CLOEXEC) == 0;
-    in = in_pipe[0];
-  } else if (channels) {
-    in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    channels = in >= 0;
-  }
-  sigset_t stopping;
-  sigemptyset(&stopping);
-  for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&stopping, s);
-  sigprocmask(SIG_BLOCK, &stopping, nullptr);
-  int sigfd = signalfd(-1, &stopping, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (!channels || sigfd < 0) {
-    os::remove_tree(*tmp);
-    return fail("channels", errno);
-  }
-  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-
-  // The argv and the fixed environment.
-  std::vector<std::string> env_s = {"PATH=/usr/local/bin:/usr/bin:/bin",
-                                    "HOME=" + *tmp,
-                                    "TMPDIR=" + *tmp,
-                                    "LANG=C.UTF-8",
-                                    "LC_ALL=C.UTF-8",
-                                    "TZ=UTC",
-                                    "PWD=" + pwd};
-  std::vector<char*> argv = {const_cast<char*>(name.c_str())}, envp;
-  for (auto& s : a.args) argv.push_back(const_cast<char*>(s.c_str()));
-  argv.push_back(nullptr);
-  for (auto& s : env_s) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  os::Spawn sp{.path = path.c_str(),
-               .argv = argv.data(),
-               .envp = envp.data(),
-               .in = in,
-               .out = out_pipe[1],
-               .err = err_pipe[1],
-               .cwd = cwd,
-               .ruleset = rules.fd,
-               .join = cgroup.join_fds(),
-               .drop_capabilities = true,
-               .nproc = 0,
-               .filter = {}};
-  // Without a pids cgroup, a user other than root is held by RLIMIT_NPROC (which counts all
-  // of the user's processes, and never binds root).
-  if (!cgroup.pids_max() && getuid() != 0) sp.nproc = os::processes_of(getuid()) + kPidsMax;
-  const bool sockets_filtered = os::seccomp_available() && !network;
-  if (sockets_filtered) sp.filter = os::started_program_filter();
-  os::Watch sv;
-  auto spawn_err = os::spawn(sp, sv.child);
-  for (int fd : {out_pipe[1], err_pipe[1], in, rules.fd, tmp_fd, cwd == root ? -1 : cwd, root})
-    if (fd >= 0) close(fd);
-  if (spawn_err) {
-    for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1], sigfd})
-      if (fd >= 0) close(fd);
-    os::remove_tree(*tmp);
-    return fail(spawn_err->stage, spawn_err->err);
-  }
-  for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1]}) {
-    if (fd < 0) continue;
-    fcntl(fd, F_SETFL, O_NONBLOCK);
-    // A larger pipe: a flood crosses in a sixteenth of the wake-ups (best effort: the
-    // system's pipe-max-size may refuse it).
-    fcntl(fd, F_SETPIPE_SZ, 1 << 20);
-  }
-  sv.out = {.fd = out_pipe[0], .to = 1, .kept = std::make_shared<os::Kept>(a.max_output)};
-  sv.err = {.fd = err_pipe[0], .to = 2, .kept = std::make_shared<os::Kept>(a.max_output)};
-  sv.child_in = in_pipe[1];
-  sv.sigfd = sigfd;
-  sv.cgroup = &cgroup;
-  sv.timeout_ms = a.timeout_ms;
-  sv.max_output = a.max_output;
-  sv.max_stdin = a.max_stdin;
-  sv.stdin_ceiling = kMaxBytes;
-  sv.feed_stdin = a.stdin_;
-  sv.pass_through = ctx.format() == contract::Format::Text;
-  sv.grace = kGrace;
-  sv.cleanup = [&] {
-    os::remove_tree(*tmp);
-    cgroup.~Cgroup();  // the process exits at once after this
-  };
-  sv.loop();
-  close(sigfd);
-  os::remove_tree(*tmp);
+  run_tool::Watched w;
+  if (!run_tool::start_and_watch({.name = name,
+                                  .path = path,
+                                  .args = a.args,
+                                  .cwd = a.cwd,
+                                  .programs_dir = TACK_PROGRAMS_DIR,
+                                  .timeout_ms = a.timeout_ms,
+                                  .max_output = a.max_output,
+                                  .max_stdin = a.max_stdin,
+                                  .stdin_ceiling = kMaxBytes,
+                                  .pids_max = kPidsMax,
+                                  .feed_stdin = a.stdin_,
+                                  .read_only = a.read_only,
+                                  .grace = kGrace},
+                                 ctx, w))
+    return nullptr;
+  const os::Watch& sv = w.sv;
+  const os::ProgramRuleset& rules = w.rules;
+  const os::Cgroup& cgroup = w.cgroup;
+  const bool network = w.network, sockets_filtered = w.sockets_filtered;
 
   const int st = sv.status;
   Json data = Json::object({
@@ -538,7 +285,7 @@ Json run(const Args& a, contract::Context& ctx) {
                      {"scoped", rules.scoped},
                      {"seccomp", sockets_filtered},
                      {"network", network},
-                     {"writable", std::move(extra)},
+                     {"writable", std::move(w.writable)},
                      {"cgroup", !cgroup.join_fds().empty()},
                      {"pids_max", cgroup.pids_max() ? Json(*cgroup.pids_max()) : Json()},
                      {"read_only", a.read_only}})},

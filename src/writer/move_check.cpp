@@ -1,0 +1,85 @@
+// move_check.cpp — see move_check.h.
+#include "writer/move_check.h"
+
+#include <climits>
+
+#include "os/hash.h"
+#include "os/open.h"
+#include "writer/writer.h"
+
+namespace writer {
+
+using contract::Json;
+
+namespace {
+
+// PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
+// when it has one): io.not-found, with what is at the destination.
+contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
+                         const std::string& actual) {
+  contract::Error e = os::errno_error(ENOENT, path, "move");
+  if (d.kind != os::Entry::Kind::Missing) {
+    e.detail.set("destination", Json::bytes(to_path));
+    e.detail.set("destination_kind", kind_name(d.kind));
+    if (!actual.empty()) e.detail.set("destination_sha256", actual);
+  }
+  return e;
+}
+
+// A directory or a special file has no hash to state: the error says what the call was
+// doing (remove, or check --if-sha256), not the generic "cannot write".
+contract::Error unhashable(contract::Error e, const std::string& path, bool remove) {
+  if (e.rule != "io.is-a-directory" && e.rule != "io.special-file") return e;
+  const std::string what = e.rule == "io.is-a-directory" ? "a directory" : "a special file";
+  e.message = (remove ? "cannot remove '" : "cannot check --if-sha256 of '") +
+              contract::printable(path) + "': it is " + what +
+              "; only a file or a symbolic link has a hash to state.";
+  return e;
+}
+
+}  // namespace
+
+os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
+                                     const std::string& expect) {
+  std::string tomb = "." + from.name + ".removed-" + expect.substr(0, 8);
+  if (tomb.size() > NAME_MAX) {
+    return contract::make_error(
+        "path.too-long",
+        "cannot remove '" + contract::printable(path) + "': its tombstone name would be " +
+            std::to_string(tomb.size()) + " bytes, past the filesystem's 255.",
+        Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
+  }
+  return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
+}
+
+os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
+                         const std::string& to_path, const std::optional<std::string>& expect,
+                         bool remove, std::string_view verb) {
+  using K = os::Entry::Kind;
+  auto src = os::look(from);
+  if (auto* e = std::get_if<contract::Error>(&src)) return std::move(*e);
+  auto dst = os::look(to);
+  if (auto* e = std::get_if<contract::Error>(&dst)) return std::move(*e);
+  Looked l{false, std::get<os::Entry>(src), std::get<os::Entry>(dst)};
+  if (l.s.kind == K::Missing) {
+    std::string actual;
+    l.landed = l.d.kind != K::Missing;
+    if (l.landed && expect) {
+      auto h = entry_sha256(to, l.d);
+      if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
+      l.landed = !actual.empty() && actual == *expect;
+    }
+    if (!l.landed) return vanished(path, to_path, l.d, actual);
+    return l;
+  }
+  if (expect) {
+    auto h = entry_sha256(from, l.s);
+    if (auto* e = std::get_if<contract::Error>(&h)) return unhashable(std::move(*e), path, remove);
+    const std::string& actual = std::get<std::string>(h);
+    if (actual != *expect)
+      return os::hash_mismatch(path, *expect, actual, verb, kind_name(l.s.kind));
+  }
+  return l;
+}
+
+}  // namespace writer

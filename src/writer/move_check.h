@@ -1,0 +1,31 @@
+// move_check.h — what move decides under the lock before it renames: the tombstone beside a
+// path (--remove), and whether the source is still what the caller read, already moved (a
+// retry that landed), gone, or unhashable.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "contract/error.h"
+#include "os/place.h"
+
+namespace writer {
+
+// `.NAME.removed-` + 8 hex of `expect`, beside PATH; path.too-long when the name cannot be held.
+os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
+                                     const std::string& expect);
+
+// What a move finds under the lock: PATH gone and the destination holding what the caller
+// moved (a retry that landed: by its hash, when one was given), or the entries at both; or the
+// error refusing it: PATH gone otherwise, or not hashing to `expect` (`verb` says what was not
+// done). Whether the destination is free is the caller's to judge.
+struct Looked {
+  bool landed = false;
+  os::Entry s, d;
+};
+os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
+                         const std::string& to_path, const std::optional<std::string>& expect,
+                         bool remove, std::string_view verb);
+
+}  // namespace writer
