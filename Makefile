@@ -34,7 +34,7 @@ conformance: build
 mcp: build
 	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
 	@cd tests/mcp && npm ci --no-audit --no-fund --silent
-	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) node --test --test-concurrency=1 --test-reporter=dot
+	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) timeout 600 node --test --test-concurrency=1 --test-reporter=dot
 
 # The package, checked by its consumers: lintian, dpkg-deb -x, man, groff, the shells.
 dist: build

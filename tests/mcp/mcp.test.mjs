@@ -18,10 +18,16 @@ const SERVER = path.join(BIN, "tack-mcp");
 const SAMPLE = path.resolve(import.meta.dirname, "../../demo/sample");
 
 let base;
+// Every client made, so that a test failing half-way still closes its server: an open one
+// would keep this file's process alive, and a failure would hang instead of failing.
+const clients = [];
 before(() => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), "tack-mcp-"));
 });
-after(() => fs.rmSync(base, { recursive: true, force: true }));
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  fs.rmSync(base, { recursive: true, force: true });
+});
 
 // A fresh copy of the sample tree, with an outside sibling holding a secret.
 function tree() {
@@ -46,6 +52,7 @@ async function connect(root, { args = [], roots = null } = {}) {
     }));
   }
   const transport = new StdioClientTransport({ command: SERVER, args: ["--root", root, ...args], stderr: "pipe" });
+  clients.push(client);
   await client.connect(transport);
   // Listing first makes the SDK check every later structuredContent against its outputSchema.
   await client.listTools();
@@ -280,6 +287,7 @@ function rawSession(root, lines, { closeAfterMs = 1500 } = {}) {
     p.stdout.on("data", (d) => (out += d));
     for (const l of lines) p.stdin.write(l);
     setTimeout(() => p.stdin.end(), closeAfterMs);
+    setTimeout(() => p.kill("SIGKILL"), closeAfterMs + 10000).unref();
     p.on("exit", (code, signal) => resolve({ code, signal, out }));
   });
 }
