@@ -21,9 +21,11 @@
 #include <vector>
 
 #include "contract/json.h"
+#include "mcp/answer.h"
 #include "mcp/catalog.h"
 #include "mcp/child.h"
 #include "mcp/json_in.h"
+#include "mcp/options.h"
 #include "os/sandbox.h"
 
 namespace mcp {
@@ -34,22 +36,6 @@ using contract::Json;
 
 constexpr const char* kVersions[] = {"2025-11-25", "2025-06-18"};  // the current, the previous
 constexpr size_t kMaxMessage = 8u << 20;                           // one message, in bytes
-
-const char* const kUsage =
-    "usage: tack-mcp --root DIR [--tools NAME,...] [--read-only] [--max-concurrent N]\n"
-    "                [--timeout-ms N] [--max-output N]\n"
-    "Serves the tack tools over MCP (stdio). Every call runs the tool's own binary beneath DIR;\n"
-    "roots the client declares can only narrow DIR. --read-only offers only the tools that\n"
-    "change nothing.\n";
-
-struct Options {
-  std::string root;
-  std::vector<std::string> tools;
-  bool read_only = false;
-  size_t max_concurrent = 8;
-  uint64_t timeout_ms = 60000;
-  size_t max_output = 64u << 20;
-};
 
 struct Job {
   Json id;
@@ -94,45 +80,6 @@ class Server {
   int roots_seq_ = 0;
   std::string pending_roots_id_;
 };
-
-std::string real(const std::string& p) {
-  char buf[PATH_MAX];
-  return realpath(p.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-bool beneath(const std::string& path, const std::string& root) {
-  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                          (root == "/" || path[root.size()] == '/'));
-}
-
-std::string decode_file_uri(const std::string& uri) {
-  if (uri.rfind("file://", 0) != 0) return "";
-  std::string rest = uri.substr(7);
-  if (rest.rfind("localhost/", 0) == 0) rest = rest.substr(9);
-  if (rest.empty() || rest[0] != '/') return "";
-  std::string out;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
-        isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
-      out += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += rest[i];
-    }
-  }
-  return out;
-}
-
-// A tack error as the tools write it, for a refusal the server makes itself (a root outside).
-Json tack_error(const std::string& code, const std::string& rule, const std::string& message,
-                const std::string& hint, Json detail) {
-  return Json::object({{"code", code},
-                       {"rule", rule},
-                       {"message", message},
-                       {"hint", hint},
-                       {"repair", Json()},
-                       {"detail", std::move(detail)}});
-}
 
 void Server::send(const Json& msg) {
   std::string line = msg.dump();
@@ -329,19 +276,6 @@ std::optional<std::string> Server::call_root(const ToolEntry& t, const Json& arg
   }
   (void)t;
   return root;
-}
-
-// The compact text a model reads: the data (or the errors) as one JSON line, a stream's records
-// one a line.
-std::string compact_text(const Json& doc) {
-  if (const Json* ok = doc.get("ok"); ok && ok->as_bool()) {
-    const Json* data = doc.get("data");
-    return data ? data->dump() : doc.dump();
-  }
-  Json errs = doc.get("errors") ? *doc.get("errors") : Json::array();
-  Json out = Json::object({{"ok", false}, {"errors", std::move(errs)}});
-  if (const Json* data = doc.get("data")) out.set("data", *data);
-  return out.dump();
 }
 
 Json Server::call(const Job& job) {
@@ -597,77 +531,6 @@ int Server::run() {
   kill_all_children();
   for (auto& w : workers) w.join();
   return 0;
-}
-
-bool parse_options(int argc, char** argv, Options& o, std::string& error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string value;
-    size_t eq = a.find('=');
-    std::string name = a.substr(0, eq);
-    auto need = [&]() -> bool {
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        return true;
-      }
-      if (i + 1 >= argc) {
-        error = "args.missing-value: " + name + " needs a value";
-        return false;
-      }
-      value = argv[++i];
-      return true;
-    };
-    auto number = [&](uint64_t& out) {
-      if (!need()) return false;
-      if (value.empty() || value.size() > 12 || value.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoull(value) == 0) {
-        error = "args.bad-value: " + name + " takes a whole number above 0";
-        return false;
-      }
-      out = std::stoull(value);
-      return true;
-    };
-    if (name == "--root") {
-      if (!need()) return false;
-      o.root = value;
-    } else if (name == "--tools") {
-      if (!need()) return false;
-      o.tools.clear();
-      for (size_t k = 0; k <= value.size();) {
-        size_t c = value.find(',', k);
-        if (c == std::string::npos) c = value.size();
-        if (c > k) o.tools.push_back(value.substr(k, c - k));
-        k = c + 1;
-      }
-    } else if (name == "--read-only" && eq == std::string::npos) {
-      o.read_only = true;
-    } else if (name == "--max-concurrent") {
-      uint64_t v;
-      if (!number(v)) return false;
-      o.max_concurrent = std::min<uint64_t>(v, 64);
-    } else if (name == "--timeout-ms") {
-      if (!number(o.timeout_ms)) return false;
-    } else if (name == "--max-output") {
-      uint64_t v;
-      if (!number(v)) return false;
-      o.max_output = static_cast<size_t>(std::min<uint64_t>(v, 1ull << 30));
-    } else {
-      error = "args.unknown-flag: unknown flag " + a;
-      return false;
-    }
-  }
-  if (o.root.empty()) {
-    error = "args.required-flag: --root DIR is required (the directory every call stays beneath)";
-    return false;
-  }
-  std::string r = real(o.root);
-  struct stat st;
-  if (r.empty() || stat(r.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    error = "io.not-found: --root " + o.root + " is not a directory";
-    return false;
-  }
-  o.root = r;
-  return true;
 }
 
 }  // namespace
