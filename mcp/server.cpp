@@ -66,6 +66,7 @@ class Server {
 
   Options opt_;
   std::vector<ToolEntry> tools_;
+  std::string contract_;  // the contract skill, read once: the instructions of every initialize
   std::mutex out_mu_;
   bool out_failed_ = false;
 
@@ -150,15 +151,10 @@ void Server::request(const Json& id, const std::string& method, const Json& para
       std::lock_guard<std::mutex> lock(mu_);
       client_roots_ = caps && caps->type() == Json::Type::Object && caps->get("roots") != nullptr;
     }
-    std::string contract;
-    if (!tools_.empty()) {
-      ChildResult c = run_child({tools_[0].bin, "skill", "contract"}, "", 10000, 1 << 20, nullptr);
-      contract = c.out;
-    }
     reply(id, Json::object({{"protocolVersion", version},
                             {"capabilities", Json::object({{"tools", Json::object({{"listChanged", false}})}})},
                             {"serverInfo", Json::object({{"name", "tack-mcp"}, {"title", "tack"}, {"version", TACK_VERSION}})},
-                            {"instructions", contract}}));
+                            {"instructions", contract_}}));
     return;
   }
   if (method == "ping") return reply(id, Json::object());
@@ -480,6 +476,8 @@ int Server::run() {
     if (opt_.read_only && (t.writes || starts)) continue;
     tools_.push_back(std::move(t));
   }
+  if (!tools_.empty())
+    contract_ = run_child({tools_[0].bin, "skill", "contract"}, "", 10000, 1 << 20, nullptr).out;
 
   if (auto failed = confine()) {
     std::string m = "tack-mcp: " + *failed + "\n";
