@@ -1,28 +1,52 @@
 # lib.sh — what the side-by-side benchmarks share. Sourced, never run:
 #   . "$(dirname "$0")/lib.sh" NAME BIN_DIR
 # sets bin (the tools) and work (a scratch directory on disk, removed at exit; TACK_BENCH_DIR
-# to choose it), pins the locale, enters work, and defines timings, ratio, ms and peak_kib.
+# to choose it), pins the locale, enters work, and defines timings, record, record_value,
+# ratio, ms and peak_kib. With TACK_BENCH_ROWS set (make bench sets it), every recorded figure
+# is appended there as one JSON line; bench/report.py turns the lines into build/bench/report.md.
 bin=$(cd "${2:-build/bin}" && pwd)
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # On disk, not on a tmpfs: an fsync that costs nothing would measure the wrong thing.
 work=${TACK_BENCH_DIR:-$(mktemp -d "/var/tmp/tack-bench-$1.XXXXXX")}
 trap 'rm -rf "$work"' EXIT
-export LC_ALL=C
+export LC_ALL=C TACK_BENCH_BIN=$bin TACK_BENCH_WORK=$work
 cd "$work"
 
-# timings WARMUP RUNS CMD...: the mean seconds of each command, in the order given, from one
-# hyperfine run (interleaved, output through a pipe).
+# timings WARMUP RUNS [HYPERFINE-OPTION...] CMD...: the median seconds of each command, in the
+# order given. hyperfine runs all of one command's runs before the next's; on a shared machine
+# whose load drifts that biases a ratio, so the runs are taken in ten rounds (at least two runs
+# a round), the commands alternating, and every run of every round is kept ($work/m.json:
+# command, times). Options (--prepare per command, -i, --shell=none) pass through to hyperfine.
 timings() {
-  hyperfine -N --output=pipe --warmup "$1" --runs "$2" --export-json "$work/h.json" "${@:3}" >/dev/null 2>&1
-  means
+  local warmup=$1 runs=$2
+  shift 2
+  local per=$(( runs / 10 )); [ "$per" -ge 2 ] || per=2
+  local rounds=$(( (runs + per - 1) / per ))
+  rm -f "$work"/round.*.json
+  if [ "$warmup" -gt 0 ]; then
+    hyperfine -N --output=pipe --warmup "$warmup" --runs 1 "$@" >/dev/null 2>&1
+  fi
+  for i in $(seq "$rounds"); do
+    hyperfine -N --output=pipe --runs "$per" --export-json "$work/round.$i.json" "$@" >/dev/null 2>&1
+  done
+  python3 "$bench_dir/report.py" gather "$work/m.json" "$work"/round.*.json
 }
-# The means of the last hyperfine --export-json "$work/h.json", in its order.
-means() {
-  python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' "$work/h.json"
+
+# record SECTION LABEL GOAL: the last timings as a row of the report: every command's median
+# and minimum, and the first command's median over the second's (GOAL: the most that ratio may
+# be, e.g. 1.0; "-" for none).
+record() {
+  [ -n "${TACK_BENCH_ROWS:-}" ] || return 0
+  python3 "$bench_dir/report.py" row "$work/m.json" "$TACK_BENCH_ROWS" "$1" "$2" "$3"
 }
-# The medians of the same: a start-up of a few milliseconds has a long tail on a shared machine.
-medians() {
-  python3 -c 'import json,sys; print(" ".join(str(r["median"]) for r in json.load(open(sys.argv[1]))["results"]))' "$work/h.json"
+
+# record_value SECTION LABEL VALUE UNIT GOAL MET COMMAND: a figure that is not a timing (peak
+# memory, bytes), with its goal in words and whether it was met (yes, no or -).
+record_value() {
+  [ -n "${TACK_BENCH_ROWS:-}" ] || return 0
+  python3 "$bench_dir/report.py" value "$TACK_BENCH_ROWS" "$@"
 }
+
 # ratio A B [DIGITS]: A / B, to 2 decimals unless told.
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.{int(sys.argv[3])}f}')" "$1" "$2" "${3:-2}"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }

@@ -4,6 +4,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh" all "${1:-build/bin}"
+# Every figure goes to the report beside the build: build/bench/report.md.
+report=$(cd "$bin/.." && pwd)/bench/report.md
+mkdir -p "$(dirname "$report")"
+export TACK_BENCH_ROWS=${report%.md}.jsonl
+: > "$TACK_BENCH_ROWS"
 
 echo "tack benchmarks ($(uname -r), $(nproc) cores)"
 echo
@@ -12,9 +17,10 @@ echo "== startup: each tool on a one-line input vs /usr/bin/true, medians of 300
 echo "hello" > one.txt
 echo '{"a":1}' > one.json
 mkdir -p onedir && echo "hello" > onedir/one.txt
-startup() {  # label, command (a dry run exits 9, so failures do not stop the timing)
-  hyperfine -N -i --output=pipe --warmup 30 --runs 300 --export-json "$work/h.json" "$2" /usr/bin/true >/dev/null 2>&1
-  read -r t_tool t_true <<< "$(medians)"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' > init.jsonl
+startup() {  # label, command, [hyperfine options] (a dry run exits 9: -i keeps timing it)
+  read -r t_tool t_true <<< "$(timings 30 300 -i "${@:3}" "$2" /usr/bin/true)"
+  record "start-up (goal <= 1.5x /usr/bin/true)" "$1" 1.5
   echo "$1 $(ms "$t_tool")  true $(ms "$t_true")  ratio $(ratio "$t_tool" "$t_true")"
 }
 startup peek "$bin/peek one.txt"
@@ -22,14 +28,17 @@ startup seek "$bin/seek hello one.txt"
 startup list "$bin/list onedir"
 startup digest "$bin/digest one.txt"
 startup jsonq "$bin/jsonq --pointer /a one.json"
-# jsonq links Debian's shared simdjson (no static archive exists), so it pays the dynamic
-# loader and libstdc++'s start-up; a program that does nothing but link simdjson shows that floor.
-startup "  (floor: a no-op linked to simdjson)" "$bin/../support/simdjson_floor"
 startup tally "$bin/tally one.txt"
 startup skills "$bin/skills onedir"
 startup write "$bin/write --dry-run --create --content-file one.txt new.txt"
+startup replace "$bin/replace --dry-run --old hello --new world one.txt"
+echo '[{"witness":"head3d5","lines":["world"]}]' > edits.json
+startup edit "$bin/edit --dry-run --if-sha256 $(sha256sum one.txt | cut -c1-64) --edits-file edits.json one.txt"
+startup move "$bin/move --dry-run one.txt two.txt"
+startup run "$bin/run --list"
+# to the answer of an initialize and out at the end of its input, both reading the same file
+startup tack-mcp "$bin/tack-mcp --root onedir" --input init.jsonl
 echo
-
 echo "== a line near the end of a 256 MiB file: peek vs sed -n 'Np;Nq' (goal <= 1.0x)"
 python3 - <<'PY'
 import os
@@ -42,13 +51,17 @@ PY
 n=$(wc -l < big.txt)
 N=$((n - 5))
 read -r t_peek t_sed <<< "$(timings 2 10 "$bin/peek --lines $N big.txt" "sed -n ${N}p;${N}q big.txt")"
+record "peek" "a line near the end of a 256 MiB file, vs sed" 1.0
 echo "lines: $n; peek $(ms "$t_peek")  sed $(ms "$t_sed")  ratio $(ratio "$t_peek" "$t_sed")"
 echo
 
 echo "== peak RSS of peek reading the last lines (goal <= 8 MiB whatever the size)"
 head -c $((1024 * 1024)) big.txt > small.txt
 for f in small.txt big.txt; do
-  echo "$f ($(stat -c %s $f) bytes): $(peak_kib "$bin/peek" --lines -3: "$f") KiB"
+  kib=$(peak_kib "$bin/peek" --lines -3: "$f")
+  echo "$f ($(stat -c %s $f) bytes): $kib KiB"
+  record_value peek "peak RSS, last lines of $(($(stat -c %s $f) >> 20)) MiB" "$kib" KiB "<= 8192 KiB" \
+    "$([ "$kib" -le 8192 ] && echo yes || echo no)" "peek --lines -3: $f"
 done
 
 # Each tool's own section: bench/<tool>.sh, given the bin directory. (fuzz_long.sh is not a
@@ -57,3 +70,7 @@ for t in seek list digest jsonq tally write run_tool mcp lookups; do
   echo
   bash "$here/$t.sh" "$bin"
 done
+
+python3 "$here/report.py" write "$TACK_BENCH_ROWS" "$report"
+echo
+echo "report: $report"
