@@ -131,6 +131,15 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Bool,
      .bind = &Args::require_match,
      .help = "no match at all is an error (precondition.no-match, exit 8)"},
+    {.name = "threads",
+     .short_name = 'j',
+     .kind = Kind::Nat,
+     .bind = &Args::threads,
+     .value_name = "N",
+     .fallback = "0",
+     .ceiling = seek::kMaxThreads,
+     .help = "files searched at once (0: one per core, at most 8); the answer is the same "
+             "whatever N"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -185,7 +194,8 @@ const contract::Tool kTool{
     .usage =
         "seek [--root DIR] [--regex] [-i] [--word] [--max-count N] [--skip N] "
         "[--context N] [--witness] [--count | --files-with-matches] [--glob G]... [--hidden] "
-        "[--no-ignore] [--max-line-bytes N] [--require-match] [--format ndjson|text] "
+        "[--no-ignore] [--max-line-bytes N] [--require-match] [--threads N] "
+        "[--format ndjson|text] "
         "(PATTERN | -e PATTERN...) [PATH...]",
     .output = contract::Output::Stream,
     .schema = "seek.v1",
@@ -261,7 +271,9 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 }
 
 Json run(const Args& a, contract::Context& ctx) {
-  const unsigned cores = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  const unsigned cores =
+      a.threads > 0 ? static_cast<unsigned>(a.threads)
+                    : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<seek::Worker> workers(cores);
   for (auto& w : workers) w.matcher = make_matcher(a);
 

@@ -275,3 +275,28 @@ def test_text_mode_says_what_was_not_searched(tmp_path):
                      b"[skipped: 3 left out by --glob]\n")
     r = S("--root", root, "--format", "text", "needle", "a.txt", "b.txt")
     assert r.out == b"a.txt:1:needle\nb.txt:1:needle\n"
+
+
+@pytest.mark.parametrize("mode", [[], ["-c"], ["-l"], ["--max-count", "7"], ["--context", "1"]])
+def test_the_answer_is_the_same_bytes_whatever_the_threads(tmp_path, mode):
+    # Files of very different sizes (so workers finish out of order), errors and skips between
+    # them: the answer of one thread is the answer of many, byte for byte.
+    rnd = random.Random(7)
+    for i in range(300):
+        lines = rnd.choice([1, 3, 50, 4000])
+        body = b"".join(b"needle %d\n" % j if rnd.random() < 0.3 else b"hay %d\n" % j
+                        for j in range(lines))
+        put(str(tmp_path), f"d{i % 13}/s{i % 5}/f{i:03}.txt", body)
+    put(str(tmp_path), "d1/bin.dat", b"needle\0\n")
+    os.symlink("d2", os.path.join(str(tmp_path), "d0", "link"))
+    os.mkfifo(os.path.join(str(tmp_path), "d3", "fifo"))
+    answers = [S("--root", str(tmp_path), "--threads", str(n), *mode, "needle").out
+               for n in (1, 2, 3, 8)]
+    assert answers[0].count(b"\n") > 8 and b"\"ok\":true" in answers[0]
+    assert all(a == answers[0] for a in answers[1:])
+
+
+def test_threads_past_the_ceiling_is_refused(tmp_path):
+    put(str(tmp_path), "a.txt")
+    r = S("--root", str(tmp_path), "--threads", "65", "needle")
+    assert r.exit == 2 and r.rules == ["args.bad-value"]
