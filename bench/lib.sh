@@ -22,14 +22,18 @@ timings() {
   shift 2
   local per=$(( runs / 10 )); [ "$per" -ge 2 ] || per=2
   local rounds=$(( (runs + per - 1) / per ))
-  rm -f "$work"/round.*.json
+  local files=()
+  # a failing command is reported and stops the script (-i in the options times it anyway)
   if [ "$warmup" -gt 0 ]; then
-    hyperfine -N --output=pipe --warmup "$warmup" --runs 1 "$@" >/dev/null 2>&1
+    hyperfine -N --output=pipe --warmup "$warmup" --runs 1 "$@" >"$work/hf.log" 2>&1 ||
+      { tail -5 "$work/hf.log" >&2; return 1; }
   fi
   for i in $(seq "$rounds"); do
-    hyperfine -N --output=pipe --runs "$per" --export-json "$work/round.$i.json" "$@" >/dev/null 2>&1
+    hyperfine -N --output=pipe --runs "$per" --export-json "$work/round.$i.json" "$@" >"$work/hf.log" 2>&1 ||
+      { tail -5 "$work/hf.log" >&2; return 1; }
+    files+=("$work/round.$i.json")
   done
-  python3 "$bench_dir/report.py" gather "$work/m.json" "$work"/round.*.json
+  python3 "$bench_dir/report.py" gather "$work/m.json" "${files[@]}"
 }
 
 # record SECTION LABEL GOAL: the last timings as a row of the report: every command's median

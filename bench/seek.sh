@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# seek vs ripgrep, side by side: hyperfine -N, interleaved, warm cache, output through a pipe
-# (rg, like grep, stops at the first match when its output is /dev/null), locale pinned.
-# Reported as seek's time over rg's, medians of alternating runs (goal <= 1.0, stretch 0.8).
+# seek against ripgrep (and grep -rn and ugrep where installed), side by side in one hyperfine
+# run per case (-N, alternating rounds, warm cache, output through a pipe: rg, like grep, stops
+# at the first match when its output is /dev/null; locale pinned). Reported as seek's median
+# over rg's (goal <= 0.8 on every pattern).
 #
 # $1: the bin directory. The tree is Debian's linux-source-6.1, unpacked once into
 # $TACK_LINUX_DIR (default /var/tmp/tack-linux, where bench/list.sh looks for it too); the
 # package is installed when the tarball is missing.
 #
-# Settings are the same on both sides: --no-ignore (Debian's tarball ends its .gitignore with
-# `/*`, which ignores the whole tree, and rg outside a git repository would read no
-# .gitignore anyway), hidden files skipped, binary files skipped (rg's default; seek's: a
-# NUL in the first 8 KiB), two threads (rg's default on this machine; seek uses every core),
-# line numbers on. seek writes NDJSON records (path, line, offset, spans, text) where rg -n
-# writes path:line:text; `seek --format text` is shown as well.
+# Settings are the same on every side: --no-ignore (Debian's tarball ends its .gitignore with
+# `/*`, which ignores the whole tree, and rg outside a git repository would read no .gitignore
+# anyway), hidden files skipped, binary files skipped (rg's default; seek's: a NUL in the first
+# 8 KiB; grep -I, ugrep -I), line numbers on, every matching line written. (grep and ugrep are
+# timed, not checked: their binary and hidden rules differ a little from rg's.) seek writes NDJSON
+# records (path, line, offset, spans, text) where rg -n writes path:line:text; `seek --format
+# text` writes what rg does and is a column of its own. Each case first checks that seek and rg
+# find the same number of lines, or the timing means nothing.
+#
+#  1. the pattern suite on the tree, and one 1 GiB file
+#  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
+#     is the walk, the opens and the reads), time and peak RSS of seek and rg
+#  3. threads: seek --threads N against rg -j N, N = 1 and the machine's cores
+#  4. counts, file lists and several patterns
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
-export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
 base=${TACK_LINUX_DIR:-/var/tmp/tack-linux}
 tree=$base/linux-source-6.1
-runs=${TACK_BENCH_RUNS:-10}
-
 if [ ! -f "$base/.unpacked" ]; then
   tarball=/usr/src/linux-source-6.1.tar.xz
   if [ ! -f "$tarball" ]; then
@@ -30,93 +36,111 @@ if [ ! -f "$base/.unpacked" ]; then
   tar -C "$base" -xf "$tarball"
   touch "$base/.unpacked"
 fi
-
-work=$(mktemp -d /var/tmp/tack-bench-seek.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-# median seconds of each command, in the order given. hyperfine runs all of one command's
-# runs before the next's; on a shared machine whose load drifts that biases a ratio, so the
-# runs are taken in rounds of two per command, alternating, and the median of all is kept.
-timings() {
-  local json=$work/h.json all=$work/all.txt
-  : > "$all"
-  hyperfine -N --output=pipe --warmup 1 --runs 1 "$@" >/dev/null 2>&1
-  for _ in $(seq $(( (runs + 1) / 2 ))); do
-    hyperfine -N --output=pipe --runs 2 --export-json "$json" "$@" >/dev/null 2>&1
-    python3 -c 'import json,sys; print(json.dumps([r["times"] for r in json.load(open(sys.argv[1]))["results"]]))' "$json" >> "$all"
-  done
-  python3 - "$all" <<'PY'
-import json, statistics, sys
-rounds = [json.loads(l) for l in open(sys.argv[1])]
-print(" ".join(str(statistics.median(t for r in rounds for t in r[i])) for i in range(len(rounds[0]))))
-PY
-}
-line() {  # label, seek seconds, rg seconds, seek-text seconds
-  python3 -c '
-import sys
-label, s, r, t = sys.argv[1], *map(float, sys.argv[2:5])
-print(f"{label:<32} seek {s*1000:8.1f} ms   rg {r*1000:8.1f} ms   ratio {s/r:5.2f}   (text {t*1000:8.1f} ms, {t/r:5.2f})")
-' "$@"
-}
-
+. "$here/lib.sh" seek "${1:-build/bin}"
+runs=${TACK_BENCH_RUNS:-6}
 seek="$bin/seek --no-ignore --max-count 100000000"
+have() { command -v "$1" >/dev/null; }
+
 echo "seek vs ripgrep $(rg --version | sed -n '1s/ripgrep //p') ($(uname -r), $(nproc) cores)"
 echo "tree: $tree ($(find "$tree" -type f | wc -l) files, $(du -sh "$tree" | cut -f1))"
 cd "$tree"
-cat $(find . -type f -name '*.c' | head -2000) >/dev/null  # warm the cache
+cat $(find . -type f -name '*.c' | head -3000) >/dev/null  # warm the cache
 echo
 
+# one LABEL SEEK_ARGS RG_ARGS GREP_ARGS [PATH]: a case of the suite. Arguments are as hyperfine
+# -N splits them (quoted like a shell); grep and ugrep take GREP_ARGS (POSIX ERE or literal).
+one() {
+  local label=$1 sargs=$2 rargs=$3 gargs=$4 path=${5:-}
+  local ns nr
+  ns=$(eval "$bin/seek --no-ignore --format text --max-count 0 $sargs $path" </dev/null | sed -n 's/^\[\([0-9]*\) matching.*/\1/p')
+  nr=$(eval "rg --no-ignore -n $rargs $path" </dev/null | wc -l)
+  if [ "$ns" != "$nr" ]; then
+    echo "$label: seek finds $ns lines, rg $nr: not comparable" >&2
+    exit 1
+  fi
+  local cmds=("$seek $sargs $path" "rg --no-ignore -n $rargs $path" "$seek --format text $sargs $path")
+  local names="seek rg seek-text"
+  if have grep; then cmds+=("grep -rnI --exclude=.[!.]* --exclude-dir=.[!.]* $gargs ${path:-.}"); names+=" grep"; fi
+  if have ugrep; then cmds+=("ugrep -rnI $gargs ${path:-.}"); names+=" ugrep"; fi
+  local t
+  read -r -a t <<< "$(timings 1 "$runs" -i "${cmds[@]}")"  # -i: "no match" exits 1
+  record "seek: the pattern suite (goal <= 0.8x rg)" "$label ($nr lines)" 0.8
+  local out="" i=0
+  for n in $names; do
+    out+=$(printf "%s %7.1f ms  " "$n" "$(python3 -c "print(${t[$i]}*1000)")")
+    i=$((i + 1))
+  done
+  printf "%-34s %s ratio %s (text %s)\n" "$label" "$out" "$(ratio "${t[0]}" "${t[1]}")" "$(ratio "${t[2]}" "${t[1]}")"
+}
+
+echo "== 1. the pattern suite, $runs runs each (medians; goal: seek <= 0.8x rg)"
 set -f  # patterns are not globs here
-# label | seek's pattern arguments | rg's (hyperfine -N splits them like a shell: quoted)
-cases=(
-  "literal PM_RESUME|PM_RESUME|PM_RESUME"
-  "-i PM_RESUME|-i PM_RESUME|-i PM_RESUME"
-  "regex [A-Z]+_RESUME|--regex '[A-Z]+_RESUME'|'[A-Z]+_RESUME'"
-  "regex \w{5}\s+\w{5}\s+\w{5}|--regex '\w{5}\s+\w{5}\s+\w{5}'|'\w{5}\s+\w{5}\s+\w{5}'"
-  # rg's \w and \s are Unicode, RE2's ASCII: the same lines need rg's ASCII classes
-  "  same, rg with ASCII classes|--regex '\w{5}\s+\w{5}\s+\w{5}'|'(?-u:\w{5}\s+\w{5}\s+\w{5})'"
-)
-for c in "${cases[@]}"; do
-  IFS='|' read -r label sargs rargs <<< "$c"
-  # the same lines on both sides, or the timing means nothing
-  ns=$(eval "$seek $sargs" | grep -c '"type":"match"' || true)
-  nr=$(eval "rg --no-ignore -n $rargs" | wc -l)
-  read -r s r t <<< "$(timings "$seek $sargs" "rg --no-ignore -n $rargs" "$seek --format text $sargs")"
-  line "$label" "$s" "$r" "$t"
-  echo "    seek --no-ignore --max-count 100000000 $sargs  |  rg --no-ignore -n $rargs  ($ns / $nr lines)"
+one "rare literal" PM_RESUME PM_RESUME "-F PM_RESUME"
+one "common literal" "'static int'" "'static int'" "-F 'static int'"
+one "-i" "-i PM_RESUME" "-i PM_RESUME" "-F -i PM_RESUME"
+one "--word" "--word ERANGE" "-w ERANGE" "-F -w ERANGE"
+one "alternation as a regex" "--regex 'PM_RESUME|PM_SUSPEND|PM_FREEZE'" \
+  "'PM_RESUME|PM_SUSPEND|PM_FREEZE'" "-E 'PM_RESUME|PM_SUSPEND|PM_FREEZE'"
+one "classes and repetition" "--regex '[A-Z]+_RESUME'" "'[A-Z]+_RESUME'" "-E '[A-Z]+_RESUME'"
+# rg's \w and \s are Unicode, RE2's ASCII: the same lines need rg's ASCII classes
+one "classes, repeated" "--regex '\w{5}\s+\w{5}\s+\w{5}'" "'(?-u:\w{5}\s+\w{5}\s+\w{5})'" \
+  "-P '\w{5}\s+\w{5}\s+\w{5}'"
+one "no match" zqxjwv_never zqxjwv_never "-F zqxjwv_never"
+one "non-ASCII literal" "Müller" "Müller" "-F Müller"
+set +f
+
+# One 1 GiB file of the tree's own C source, cut at a line end.
+big=$work/one-gib.c
+find . -type f -name '*.c' -print0 | sort -z | xargs -0 cat | head -c $((1 << 30)) > "$big"
+cat "$big" > /dev/null
+set -f
+one "one 1 GiB file, rare literal" PM_RESUME PM_RESUME "-F PM_RESUME" "$big"
+one "one 1 GiB file, common literal" "'static int'" "'static int'" "-F 'static int'" "$big"
+set +f
+echo "peak RSS (KiB) of seek on the 1 GiB file: $(peak_kib "$bin/seek" --max-count 100000000 'static int' "$big")"
+rm -f "$big"
+echo
+
+echo "== 2. growth: the tree 1x, 2x, 4x (hard links), seek and rg, time and peak RSS"
+grow=$work/grow
+for k in 1 2 4; do
+  mkdir -p "$grow/$k"
+  for c in $(seq "$k"); do cp -al "$tree" "$grow/$k/c$c"; done
+done
+t1=""
+for k in 1 2 4; do
+  read -r s r <<< "$(timings 1 "$runs" "$seek PM_RESUME $grow/$k" "rg --no-ignore -n PM_RESUME $grow/$k")"
+  record "seek: growth (goal: time x copies, memory flat)" "${k}x the tree, rare literal" -
+  ms_s=$(peak_kib sh -c "$seek PM_RESUME $grow/$k | cat")
+  ms_r=$(peak_kib sh -c "rg --no-ignore -n PM_RESUME $grow/$k | cat")
+  [ -n "$t1" ] || t1="$s $r"
+  read -r s1 r1 <<< "$t1"
+  echo "${k}x: seek $(ms "$s") ($(ratio "$s" "$s1")x of 1x, $ms_s KiB)  rg $(ms "$r") ($(ratio "$r" "$r1")x, $ms_r KiB)  ratio $(ratio "$s" "$r")"
+  record_value "seek: growth (goal: time x copies, memory flat)" "${k}x: seek time over 1x" \
+    "$(ratio "$s" "$s1")" x "$k" - "seek PM_RESUME TREE_${k}x"
+  record_value "seek: growth (goal: time x copies, memory flat)" "${k}x: peak RSS seek / rg" \
+    "$ms_s / $ms_r" KiB "flat" - "seek PM_RESUME TREE_${k}x | cat"
+done
+rm -rf "$grow"
+echo
+
+echo "== 3. threads: seek --threads N vs rg -j N"
+for j in 1 $(nproc); do
+  read -r s r <<< "$(timings 1 "$runs" "$seek --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME")"
+  record "seek: threads (goal <= 0.8x rg)" "$j thread(s), rare literal" 0.8
+  echo "$j thread(s): seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
 done
 echo
 
-echo "== counts, file lists and several patterns (a count must cost no more than the lines)"
+echo "== 4. counts, file lists and several patterns (a count must cost no more than the lines)"
 cases=(
-  "count PM_RESUME|-c PM_RESUME|-c PM_RESUME"
-  "files with PM_RESUME|-l PM_RESUME|-l PM_RESUME"
+  "count|-c PM_RESUME|-c PM_RESUME"
+  "files with a match|-l PM_RESUME|-l PM_RESUME"
   "count 3 patterns|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r label sargs rargs <<< "$c"
-  read -r s r t <<< "$(timings "$seek $sargs" "rg --no-ignore $rargs" "$seek --format text $sargs")"
-  line "$label" "$s" "$r" "$t"
-  echo "    seek --no-ignore --max-count 100000000 $sargs  |  rg --no-ignore $rargs"
+  read -r s r <<< "$(timings 1 "$runs" "$seek $sargs" "rg --no-ignore $rargs")"
+  record "seek: counts and file lists (goal <= 1.0x rg)" "$label" 1.0
+  echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
 done
-echo
-
-echo "== one 64 MiB file, about a million matching lines"
-python3 - "$work/big.txt" <<'PY'
-import sys
-line = b"%07d some words around the needle and a few more words after it\n"
-with open(sys.argv[1], "wb") as f:
-    n = 0
-    while f.tell() < 64 * 1024 * 1024:
-        f.write(line % n)
-        n += 1
-PY
-echo "lines: $(wc -l < "$work/big.txt"), matching: $(rg -c needle "$work/big.txt")"
-read -r s r t <<< "$(timings "$seek needle $work/big.txt" "rg --no-ignore -n needle $work/big.txt" "$seek --format text needle $work/big.txt")"
-line "literal needle, 64 MiB" "$s" "$r" "$t"
-echo "    seek --no-ignore --max-count 100000000 needle big.txt   |   rg --no-ignore -n needle big.txt"
-read -r s r t <<< "$(timings "$seek -c needle $work/big.txt" "rg --no-ignore -c needle $work/big.txt" "$seek --format text -c needle $work/big.txt")"
-line "count needle, 64 MiB" "$s" "$r" "$t"
-echo "    seek --no-ignore --max-count 100000000 -c needle big.txt   |   rg --no-ignore -c needle big.txt"
-echo
-echo "peak RSS (KiB) of seek on the 64 MiB file: $("$bin/../support/maxrss" "$bin/seek" --max-count 100000000 needle "$work/big.txt")"
