@@ -135,7 +135,10 @@ TEST(RegexMatcher, APatternWithoutLiteralsStillScans) {
 TEST(RegexMatcher, PrefilteredScanAgreesWithEveryLineOnItsOwn) {
   const char* patterns[] = {"[A-Z]+_RESUME", "_RESUME$",      "PM_[A-Z]+", "ab+c",
                             "(?i)_resume",   "x_?RESUME|abc", "^PM",       "RES.ME",
-                            "[a-z]+c\\b",    "\\bab",         "c$",        "(?i:pm)_RESUME"};
+                            "[a-z]+c\\b",    "\\bab",         "c$",        "(?i:pm)_RESUME",
+                            // alternations: one of several literals in every match
+                            "PM_RESUME|abc|_RESUM", "(?i)pm_resume|ABC", "RESUME$|abc",
+                            "(PM|pm)_RES(UME|UM)", "abc|ABC|x_RESUM"};
   const char* pieces[] = {"PM_RESUME", "pm_resume", "_RESUM", "abc",      "ABC", "ab",    "x",
                           " ",         "_",         "\r",     "\xC3\xA9", "PM",  "RESUME"};
   std::mt19937 rng(11);
