@@ -55,4 +55,40 @@ record_value() {
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.{int(sys.argv[3])}f}')" "$1" "$2" "${3:-2}"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
 # Peak RSS in KiB of a command, taken by a launcher that is not the test runner.
-peak_kib() { "$bin/../support/maxrss" "$@"; }
+# (The launcher spawns without a PATH search: the program is resolved here.)
+peak_kib() {
+  local prog
+  prog=$(command -v "$1")
+  shift
+  "$bin/../support/maxrss" "$prog" "$@"
+}
+
+# linux_tree: sets tree to Debian's linux-source-6.1 unpacked once into $TACK_LINUX_DIR
+# (default /var/tmp/tack-linux); the package is installed when its tarball is missing.
+linux_tree() {
+  local base=${TACK_LINUX_DIR:-/var/tmp/tack-linux}
+  tree=$base/linux-source-6.1
+  if [ ! -f "$base/.unpacked" ]; then
+    local tarball=/usr/src/linux-source-6.1.tar.xz
+    if [ ! -f "$tarball" ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-source-6.1
+    fi
+    mkdir -p "$base"
+    echo "unpacking $tarball into $base (once)" >&2
+    tar -C "$base" -xf "$tarball"
+    touch "$base/.unpacked"
+  fi
+}
+
+# grown_tree K: prints a directory holding K copies of the tree made of hard links (the same
+# bytes, cached once: what grows is the walk, the opens and the reads), made once beside it.
+grown_tree() {
+  local g=${TACK_LINUX_DIR:-/var/tmp/tack-linux}/grow/$1
+  if [ ! -f "$g/.made" ]; then
+    rm -rf "$g"
+    mkdir -p "$g"
+    for c in $(seq "$1"); do cp -al "$tree" "$g/c$c"; done
+    touch "$g/.made"
+  fi
+  echo "$g"
+}

@@ -1,33 +1,59 @@
 #!/usr/bin/env bash
-# list vs find on a large tree: `list --depth 64 --hidden --no-ignore` against `find DIR`,
-# interleaved by hyperfine -N, output through a pipe, locale pinned; reported as a ratio.
-# $1: the bin directory. Uses the unpacked linux-source tree when bench/seek.sh left one at
-# $TACK_LINUX (default /var/tmp/tack-linux/linux-source-6.1), else generates ~50k files.
+# list against find, and list --find against `fd | fzf --filter`, on the kernel tree (Debian's
+# linux-source-6.1, unpacked by bench/lib.sh's linux_tree), side by side in one hyperfine run
+# per case (-N, alternating rounds, output through a pipe, locale pinned), as ratios.
+#
+#  1. the whole tree: `list --depth 64 --hidden --no-ignore` against `find .` (goal <= 1.0)
+#  2. ranking by a fuzzy query: `list --find Q --no-ignore` against
+#     `fdfind --no-ignore --type f . | fzf --filter Q` (goal <= 1.0); the same paths are checked
+#     to match first
+#  3. growth: the tree linked 1x, 2x and 4x (directories only, so no answer is cut at
+#     --max-entries' ceiling): time and peak RSS of list and find
+# Usage: bench/list.sh BIN_DIR
 set -euo pipefail
-bin=$(cd "${1:-build/bin}" && pwd)
-export LC_ALL=C
-tree=${TACK_LINUX:-/var/tmp/tack-linux/linux-source-6.1}
-work=$(mktemp -d /var/tmp/tack-bench-list.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-if [ ! -d "$tree" ]; then
-  tree=$work/tree
-  python3 - "$tree" <<'PY'
-import os, sys
-root = sys.argv[1]
-for d in range(500):
-    p = os.path.join(root, f"d{d // 50:02}", f"s{d:03}")
-    os.makedirs(p)
-    for f in range(100):
-        open(os.path.join(p, f"file_{f:03}.c"), "w").close()
-PY
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh" list "${1:-build/bin}"
+linux_tree
+runs=${TACK_BENCH_RUNS:-10}
+list="$bin/list --no-ignore --max-entries 100000"
+cd "$tree"
+echo "list benchmarks: $tree ($(find . | wc -l) entries), $(nproc) cores"
+echo
+
+echo "== 1. the whole tree: list vs find . (goal <= 1.0x)"
+read -r l f <<< "$(timings 2 "$runs" "$list --depth 64 --hidden ." "find .")"
+record "list (goal <= 1.0x the incumbent)" "the whole tree vs find" 1.0
+echo "list $(ms "$l")  find $(ms "$f")  ratio $(ratio "$l" "$f")"
+echo
+
+echo "== 2. list --find vs fdfind | fzf --filter (goal <= 1.0x)"
+if command -v fdfind >/dev/null && command -v fzf >/dev/null; then
+  for q in usbserial pmruntime drvnetethintel; do
+    a=$($list --find "$q" --format text | grep -vc '^\[' || true)
+    b=$(fdfind --no-ignore --type f . | fzf --filter "$q" | wc -l)
+    [ "$a" = "$b" ] || echo "  ($q: list ranks $a paths, fzf $b: fzf's scoring differs in what it admits)"
+    read -r l f <<< "$(timings 2 "$runs" "$list --find $q" "sh -c 'fdfind --no-ignore --type f . | fzf --filter $q'")"
+    record "list (goal <= 1.0x the incumbent)" "--find $q vs fd | fzf --filter ($a paths)" 1.0
+    echo "$q: list $(ms "$l")  fd|fzf $(ms "$f")  ratio $(ratio "$l" "$f")"
+  done
+else
+  echo "fdfind or fzf is not installed; skipped"
 fi
-n=$(find "$tree" | wc -l)
-echo "== list vs find: $tree ($n entries)"
-json=$work/h.json
-hyperfine -N --warmup 2 --runs 10 --export-json "$json" \
-  "$bin/list --depth 64 --hidden --no-ignore --max-entries 100000 $tree" "find $tree" >/dev/null
-python3 - "$json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(f"list {r[0]['mean']*1000:.1f} ms  find {r[1]['mean']*1000:.1f} ms  ratio {r[0]['mean']/r[1]['mean']:.2f}")
-PY
+echo
+
+echo "== 3. growth: directories of the tree linked 1x, 2x, 4x (goal: time x copies, memory flat)"
+l1=""
+for k in 1 2 4; do
+  g=$(grown_tree "$k")
+  read -r l f <<< "$(timings 1 "$runs" "$list --depth 64 --kind directory $g" "find $g -type d")"
+  record "list: growth (goal: time x copies, memory flat)" "${k}x the tree, directories" -
+  [ -n "$l1" ] || l1="$l $f"
+  read -r a1 b1 <<< "$l1"
+  ml=$(peak_kib "$bin/list" --no-ignore --max-entries 100000 --depth 64 --kind directory "$g")
+  mf=$(peak_kib find "$g" -type d)
+  echo "${k}x: list $(ms "$l") ($(ratio "$l" "$a1")x of 1x, $ml KiB)  find $(ms "$f") ($(ratio "$f" "$b1")x, $mf KiB)  ratio $(ratio "$l" "$f")"
+  record_value "list: growth (goal: time x copies, memory flat)" "${k}x: list time over 1x" \
+    "$(ratio "$l" "$a1")" x "$k" - "list --depth 64 --kind directory TREE_${k}x"
+  record_value "list: growth (goal: time x copies, memory flat)" "${k}x: peak RSS list / find" \
+    "$ml / $mf" KiB flat - "list --depth 64 --kind directory TREE_${k}x"
+done

@@ -4,9 +4,7 @@
 # at the first match when its output is /dev/null; locale pinned). Reported as seek's median
 # over rg's (goal <= 0.8 on every pattern).
 #
-# $1: the bin directory. The tree is Debian's linux-source-6.1, unpacked once into
-# $TACK_LINUX_DIR (default /var/tmp/tack-linux, where bench/list.sh looks for it too); the
-# package is installed when the tarball is missing.
+# $1: the bin directory. The tree is Debian's linux-source-6.1 (bench/lib.sh's linux_tree).
 #
 # Settings are the same on every side: --no-ignore (Debian's tarball ends its .gitignore with
 # `/*`, which ignores the whole tree, and rg outside a git repository would read no .gitignore
@@ -24,20 +22,9 @@
 #  4. counts, file lists and several patterns
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-base=${TACK_LINUX_DIR:-/var/tmp/tack-linux}
-tree=$base/linux-source-6.1
-if [ ! -f "$base/.unpacked" ]; then
-  tarball=/usr/src/linux-source-6.1.tar.xz
-  if [ ! -f "$tarball" ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-source-6.1
-  fi
-  mkdir -p "$base"
-  echo "unpacking $tarball into $base (once)"
-  tar -C "$base" -xf "$tarball"
-  touch "$base/.unpacked"
-fi
 . "$here/lib.sh" seek "${1:-build/bin}"
-runs=${TACK_BENCH_RUNS:-6}
+linux_tree
+runs=${TACK_BENCH_RUNS:-4}
 seek="$bin/seek --no-ignore --max-count 100000000"
 have() { command -v "$1" >/dev/null; }
 
@@ -102,17 +89,13 @@ rm -f "$big"
 echo
 
 echo "== 2. growth: the tree 1x, 2x, 4x (hard links), seek and rg, time and peak RSS"
-grow=$work/grow
-for k in 1 2 4; do
-  mkdir -p "$grow/$k"
-  for c in $(seq "$k"); do cp -al "$tree" "$grow/$k/c$c"; done
-done
 t1=""
 for k in 1 2 4; do
-  read -r s r <<< "$(timings 1 "$runs" "$seek PM_RESUME $grow/$k" "rg --no-ignore -n PM_RESUME $grow/$k")"
+  g=$(grown_tree "$k")
+  read -r s r <<< "$(timings 1 "$runs" "$seek PM_RESUME $g" "rg --no-ignore -n PM_RESUME $g")"
   record "seek: growth (goal: time x copies, memory flat)" "${k}x the tree, rare literal" -
-  ms_s=$(peak_kib sh -c "$seek PM_RESUME $grow/$k | cat")
-  ms_r=$(peak_kib sh -c "rg --no-ignore -n PM_RESUME $grow/$k | cat")
+  ms_s=$(peak_kib sh -c "$seek PM_RESUME $g | cat")
+  ms_r=$(peak_kib sh -c "rg --no-ignore -n PM_RESUME $g | cat")
   [ -n "$t1" ] || t1="$s $r"
   read -r s1 r1 <<< "$t1"
   echo "${k}x: seek $(ms "$s") ($(ratio "$s" "$s1")x of 1x, $ms_s KiB)  rg $(ms "$r") ($(ratio "$r" "$r1")x, $ms_r KiB)  ratio $(ratio "$s" "$r")"
@@ -121,7 +104,6 @@ for k in 1 2 4; do
   record_value "seek: growth (goal: time x copies, memory flat)" "${k}x: peak RSS seek / rg" \
     "$ms_s / $ms_r" KiB "flat" - "seek PM_RESUME TREE_${k}x | cat"
 done
-rm -rf "$grow"
 echo
 
 echo "== 3. threads: seek --threads N vs rg -j N"
