@@ -223,7 +223,8 @@ Json run(const Args& a, contract::Context& ctx) {
   if (a.check) return digest::run_check(*a.check, a.algo, ctx.given("algo"), ctx);
   const os::Sha::Algo algo = a.algo == "sha512" ? os::Sha::Algo::Sha512 : os::Sha::Algo::Sha256;
   Operands out{a, ctx};
-  std::vector<digest::Worker> workers(digest::worker_count());
+  // One operand is hashed on this thread: the pool's one worker is never started.
+  std::vector<digest::Worker> workers(a.paths.size() == 1 ? 1 : digest::worker_count());
   const digest::Job job{.root_fd = ctx.root_fd(), .links = ctx.root_fd() < 0};
   digest::Pool pool(
       workers, [&](digest::Slot& s, digest::Worker& w) { digest::hash_slot(job, s, w); },

@@ -2,11 +2,11 @@
 #include "tools/digest/pool.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 #include <variant>
 
 #include "os/link_target.h"
@@ -57,9 +57,13 @@ void hash_slot(const Job& job, Slot& s, Worker& w) {
 }
 
 unsigned worker_count() {
-  // Hashing is bound by the CPU, so more threads than cores gain nothing; the cap keeps the
-  // read buffers (one a worker) bounded on a very large machine.
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 64u);
+  // The cores this process may run on (taskset and cpusets count, as nproc's do), in one
+  // system call; more threads than cores gain nothing, hashing being bound by the CPU. The cap
+  // keeps the read buffers (one a worker) bounded on a very large machine.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return static_cast<unsigned>(std::clamp(n, 1, 64));
 }
 
 }  // namespace digest

@@ -58,7 +58,7 @@ struct Job {
 // file) and hashes it, filling the slot's result.
 void hash_slot(const Job& job, Slot& s, Worker& w);
 
-// The workers: one per core the machine has.
+// The workers: one per core this process may run on.
 unsigned worker_count();
 
 }  // namespace digest
