@@ -13,12 +13,15 @@ build:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 	@cmake --build $(BUILD)
 
+# Debian's packages, then Debian's source package of simdjson, the version of the installed
+# libsimdjson-dev, which CMake compiles and links statically (gen/simdjson_source.py).
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@$(PY) -B gen/simdjson_source.py --out $(BUILD)/deps/simdjson
 
 run: deps
 	@$(MAKE) --no-print-directory build

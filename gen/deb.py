@@ -6,8 +6,10 @@
 Installs the build into a staging root (cmake --install, prefix /usr, stripped; the share/
 files are generated there from the installed binaries), adds what Debian asks of a package
 (copyright, changelog, compressed man pages, md5sums), computes Depends with dpkg-shlibdeps
-from the binaries that link dynamically (jsonq and tack-mcp link libsimdjson), and writes
-DIR/tack_VERSION_ARCH.deb with dpkg-deb. Prints the package's path.
+from the binaries that link dynamically (none does: every binary is static), names in
+Static-Built-Using the source package compiled into jsonq and tack-mcp (Debian's simdjson, as
+CMake found it: BUILD/static-built-using), and writes DIR/tack_VERSION_ARCH.deb with
+dpkg-deb. Prints the package's path.
 """
 
 import argparse
@@ -136,6 +138,8 @@ def main():
                 elfs.append(path)
             with open(path, "rb") as f:
                 sums.append((hashlib.md5(f.read()).hexdigest(), os.path.relpath(path, stage)))
+    with open(os.path.join(build, "static-built-using")) as f:
+        static_built_using = f.read().strip()
     size_kib = int(run(["du", "-sk", "--apparent-size", usr]).split()[0])
     arch = run(["dpkg", "--print-architecture"]).strip()
     control = {
@@ -145,6 +149,7 @@ def main():
         "Maintainer": MAINTAINER,
         "Installed-Size": str(size_kib),
         "Depends": depends(elfs),
+        "Static-Built-Using": static_built_using,
         "Section": "utils",
         "Priority": "optional",
         "Description": description(index),

@@ -80,8 +80,7 @@ int main(const Spec<A>& spec, int argc, char** argv) {
   ad.run = [&](Context& ctx) { return spec.run(args, ctx); };
   // Everything the tool does ends inside run_main (output flushed, temporary files gone,
   // threads joined), so the process ends here without running static destructors and the
-  // libraries' exit handlers: nothing is left for them to do, and in the dynamically linked
-  // jsonq they cost about a tenth of its start-up.
+  // libraries' exit handlers: nothing is left for them to do.
   std::_Exit(run_main(spec.tool, ad, argc, argv));
 }
 
