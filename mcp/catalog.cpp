@@ -1,6 +1,8 @@
 // catalog.cpp — MCP tool entries from each tool's own description (see catalog.h).
 #include "mcp/catalog.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "contract/parse.h"
@@ -100,12 +102,10 @@ std::string skill_body(const std::string& skill) {
 
 }  // namespace
 
-std::optional<std::string> describe_tool(const std::string& bin, ToolEntry& t) {
-  ChildResult intro = run_child({bin, "introspect"}, "", 10000, 8 << 20, nullptr);
-  ChildResult skill = run_child({bin, "skill"}, "", 10000, 1 << 20, nullptr);
-  if (intro.exit_code != 0 || skill.exit_code != 0)
-    return bin + " could not describe itself" + (intro.spawn_error.empty() ? "" : ": " + intro.spawn_error);
-  auto info = parse_json(intro.out);
+std::optional<std::string> describe_tool(const std::string& bin, std::string_view introspect,
+                                         std::string_view skill_text, ToolEntry& t) {
+  if (access(bin.c_str(), X_OK) != 0) return bin + " is not there to run";
+  auto info = parse_json(std::string(introspect));
   if (!info || info->type() != Json::Type::Object) return bin + " introspect is not JSON";
   const Json& in = *info;
   t.bin = bin;
@@ -216,7 +216,7 @@ std::optional<std::string> describe_tool(const std::string& bin, ToolEntry& t) {
   t.descriptor = Json::object({
       {"name", t.name},
       {"title", t.name + ": " + summary.substr(0, summary.find_first_of(",:;"))},
-      {"description", summary + "\n\n" + skill_body(skill.out)},
+      {"description", summary + "\n\n" + skill_body(std::string(skill_text))},
       {"inputSchema", std::move(input)},
       {"outputSchema", schema ? output_schema(*schema, t.stream) : Json::object({{"type", "object"}})},
       {"annotations", Json::object({{"readOnlyHint", !t.writes && !starts},

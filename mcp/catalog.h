@@ -43,9 +43,11 @@ struct ToolEntry {
   std::string schema_id;          // "peek.v1"
 };
 
-// Reads `bin introspect` and `bin skill`; an error message when the binary cannot describe
-// itself.
-std::optional<std::string> describe_tool(const std::string& bin, ToolEntry& out);
+// The entry of the tool at `bin` from what its `introspect` and `skill` print (taken at build
+// time: gen/mcp_catalog.py); an error message when the binary is not there to run or its
+// introspect is not what the server reads.
+std::optional<std::string> describe_tool(const std::string& bin, std::string_view introspect,
+                                         std::string_view skill, ToolEntry& out);
 
 // The argv for a call: the tool, --root, then flags, then "--" and the operands (so an operand
 // that starts with '-' is never taken for a flag). `stdin_data` receives the content for

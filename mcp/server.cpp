@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "contract/context.h"
 #include "contract/json.h"
 #include "mcp/answer.h"
 #include "mcp/catalog.h"
@@ -449,24 +450,29 @@ int Server::run() {
     std::string self = real("/proc/self/exe");
     dir = self.substr(0, self.rfind('/'));
   }
-  std::vector<std::string> names;
-  for (std::string_view rest = TACK_TOOL_NAMES; !rest.empty();) {
-    size_t k = rest.find(',');
-    names.emplace_back(rest.substr(0, k));
-    if (k == std::string_view::npos) break;
-    rest.remove_prefix(k + 1);
-  }
+  struct Built {
+    const char* name;
+    const char* introspect;
+    size_t introspect_size;
+    const char* skill;
+    size_t skill_size;
+  };
+  static constexpr Built kBuilt[] = {
+#include "mcp_catalog.inc"
+  };
   for (auto& want : opt_.tools)
-    if (std::find(names.begin(), names.end(), want) == names.end()) {
+    if (std::none_of(std::begin(kBuilt), std::end(kBuilt), [&](const Built& b) { return want == b.name; })) {
       std::string m = "tack-mcp: args.bad-value: --tools names '" + want + "', which is not a tack tool\n";
       ssize_t ignored = ::write(2, m.data(), m.size());
       (void)ignored;
       return 2;
     }
-  for (auto& name : names) {
+  for (const Built& b : kBuilt) {
+    const std::string name = b.name;
     if (!opt_.tools.empty() && std::find(opt_.tools.begin(), opt_.tools.end(), name) == opt_.tools.end()) continue;
     ToolEntry t;
-    if (auto err = describe_tool(dir + "/" + name, t)) {
+    if (auto err = describe_tool(dir + "/" + name, {b.introspect, b.introspect_size},
+                                 {b.skill, b.skill_size}, t)) {
       std::string m = "tack-mcp: io.not-found: " + *err + "\n";
       ssize_t ignored = ::write(2, m.data(), m.size());
       (void)ignored;
@@ -476,8 +482,7 @@ int Server::run() {
     if (opt_.read_only && (t.writes || starts)) continue;
     tools_.push_back(std::move(t));
   }
-  if (!tools_.empty())
-    contract_ = run_child({tools_[0].bin, "skill", "contract"}, "", 10000, 1 << 20, nullptr).out;
+  contract_ = contract::contract_skill();
 
   if (auto failed = confine()) {
     std::string m = "tack-mcp: " + *failed + "\n";
