@@ -6,6 +6,14 @@ DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
         strace jq hyperfine chromium \
         dpkg-dev lintian groff man-db bash-completion zsh fish
+# What make bench compares against, and the tree it searches.
+BENCH_DEBS := ripgrep ugrep fd-find fzf linux-source-6.1 coreutils findutils sed
+# Installs the Debian packages of $(1) that are missing.
+install_missing = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 
 .PHONY: build run test deps unit conformance mcp dist install deb bench schemas site clean
 
@@ -16,11 +24,7 @@ build:
 # Debian's packages, then Debian's source package of simdjson, the version of the installed
 # libsimdjson-dev, which CMake compiles and links statically (gen/simdjson_source.py).
 deps:
-	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing: $$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	@$(call install_missing,$(DEBS))
 	@$(PY) -B gen/simdjson_source.py --out $(BUILD)/deps/simdjson
 
 run: deps
@@ -68,7 +72,10 @@ schemas: build
 site: build
 	@$(PY) gen/site.py --bin $(BUILD)/bin --out $(BUILD)/site
 
-bench: deps build
+# Every figure side by side with its incumbent; the report is $(BUILD)/bench/report.md.
+bench: deps
+	@$(call install_missing,$(BENCH_DEBS))
+	@$(MAKE) --no-print-directory build
 	@bash bench/run.sh $(BUILD)/bin
 
 clean:
