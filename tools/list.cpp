@@ -171,7 +171,6 @@ struct Walks {
       opts.no_ignore = a.no_ignore;
       opts.max_depth = depth;
       opts.stat_all = stat_all;
-      opts.prefetch = true;  // list is the walk: its own thread is the only one busy
       // With a root, ignore rules start at the root, so `list --root R src` honours R's
       // .gitignore; without one, at the directory named.
       int ignore_root = ctx.root_fd();

@@ -54,6 +54,26 @@ EntryKind kind_of_dtype(unsigned char t) {
   }
 }
 
+// All names of a directory (without "." and ".."), or -errno.
+int read_names(int fd, std::vector<std::pair<std::string, unsigned char>>& out) {
+  alignas(8) char buf[32768];
+  for (;;) {
+    ssize_t n = getdents64(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (n == 0) return 0;
+    for (ssize_t off = 0; off < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const char* name = d->d_name;
+      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+      out.emplace_back(name, d->d_type);
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view kind_name(EntryKind k) {
@@ -205,27 +225,13 @@ void Walker::load_ignores(int dirfd, const std::string& shown, const std::string
 
 void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string rel,
                    uint64_t depth) {
-  DirNames raw;
-  if (int rc = read_dir_names(dir->get(), raw); rc < 0) {
+  std::vector<std::pair<std::string, unsigned char>> raw;
+  int rc = read_names(dir->get(), raw);
+  if (rc < 0) {
     error(errno_error(-rc, shown, "read directory"));
     return;
   }
-  enter(std::move(dir), std::move(raw), std::move(shown), std::move(rel), depth);
-}
-
-void Walker::enter(std::shared_ptr<const Fd> dir, DirNames raw, std::string shown,
-                   std::string rel, uint64_t depth) {
-  if (opts_.prefetch && depth + 1 < opts_.max_depth) {
-    // The subdirectories the walk will enter unless rules leave them out, read ahead in walk
-    // order. (A hidden one is left to the walk: a rule that admits it is rare.)
-    std::vector<std::string> dirs;
-    for (const auto& [n, t] : raw)
-      if (t == DT_DIR && (opts_.hidden || n[0] != '.')) dirs.push_back(n);
-    if (!dirs.empty()) {
-      if (!prefetch_) prefetch_ = std::make_unique<DirPrefetch>();
-      prefetch_->ask(dir, dirs);
-    }
-  }
+  std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Frame f;
   f.dir = std::move(dir);
   f.depth = depth;
@@ -292,14 +298,11 @@ bool Walker::next(WalkItem& out) {
     if (enter_next_) {
       Enter e = std::move(*enter_next_);
       enter_next_.reset();
-      std::optional<DirListing> ahead;
-      if (prefetch_) ahead = prefetch_->take(e.parent.get(), e.name);
-      int fd = ahead ? (ahead->open_err ? -ahead->open_err : ahead->fd.get())
-                     : open_dir_at(e.parent->get(), e.name.c_str());
+      int fd = retry_openat(e.parent->get(), e.name.c_str(), kDirFlags);
       if (fd < 0) {
         // Swapped since it was listed. The kernel says ENOTDIR for a link under O_DIRECTORY,
         // so a link is named as what it is: refused, not followed.
-        int err = -fd;
+        int err = errno;
         struct stat st {};
         if ((err == ENOTDIR || err == ELOOP) &&
             fstatat(e.parent->get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -308,20 +311,12 @@ bool Walker::next(WalkItem& out) {
         error(errno_error(err, e.shown, "open"));
         continue;
       }
-      if (!ahead) {
-        enter(std::make_shared<const Fd>(Fd(fd)), std::move(e.shown), std::move(e.rel), e.depth);
-      } else if (ahead->read_err) {
-        error(errno_error(ahead->read_err, e.shown, "read directory"));
-      } else {
-        enter(std::make_shared<const Fd>(std::move(ahead->fd)), std::move(ahead->names),
-              std::move(e.shown), std::move(e.rel), e.depth);
-      }
+      enter(std::make_shared<const Fd>(Fd(fd)), std::move(e.shown), std::move(e.rel), e.depth);
       continue;
     }
     if (stack_.empty()) return false;
     Frame& f = stack_.back();
     if (f.next == f.names.size()) {
-      if (prefetch_) prefetch_->forget(f.dir.get());
       if (f.level) levels_.pop_back();
       stack_.pop_back();
       continue;

@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "contract/error.h"
-#include "os/dir_prefetch.h"
 #include "os/open.h"
 #include "text/ignore.h"
 
@@ -59,9 +58,6 @@ struct WalkOptions {
       UINT64_MAX;         // entries below it are not listed; directories at it not entered
   bool stat_all = false;  // lstat every entry (Entry::st); else only where needed
   size_t max_ignore_bytes = 16 * 1024 * 1024;  // a larger ignore file is limit.input-too-large
-  // Read the next directories ahead on a thread of their own (dir_prefetch.h): for a walker
-  // whose own thread is the only one busy (list); the walk's answer is the same either way.
-  bool prefetch = false;
 };
 
 struct Entry {
@@ -112,8 +108,6 @@ class Walker {
   };
 
   void enter(std::shared_ptr<const Fd> dir, std::string shown, std::string rel, uint64_t depth);
-  void enter(std::shared_ptr<const Fd> dir, DirNames raw, std::string shown, std::string rel,
-             uint64_t depth);
   void load_ignores(int dirfd, const std::string& shown, const std::string& rel, bool listed_git,
                     bool listed_dot);
   bool read_ignore(int dirfd, const char* file, const std::string& shown, std::string& out);
@@ -133,7 +127,6 @@ class Walker {
   };
   std::optional<Enter> enter_next_;
   SkipCounts counts_;
-  std::unique_ptr<DirPrefetch> prefetch_;  // with opts_.prefetch
 };
 
 // Opens a walked file for reading: openat(parent, name, O_NOFOLLOW|O_NONBLOCK), then fstat on
