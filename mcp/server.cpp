@@ -46,6 +46,16 @@ struct Job {
   std::shared_ptr<std::atomic<bool>> cancel;
 };
 
+// What the build took from each tool (gen/mcp_catalog.py).
+struct Built {
+  const char* name;
+  bool writes, starts;
+  const char* introspect;
+  size_t introspect_size;
+  const char* skill;
+  size_t skill_size;
+};
+
 class Server {
  public:
   explicit Server(Options o) : opt_(std::move(o)) {}
@@ -62,10 +72,17 @@ class Server {
   void worker();
   Json call(const Job& job);
   std::optional<std::string> call_root(const ToolEntry& t, const Json& args, Json& refusal);
-  Json tools_list() const;
+  Json tools_list();
   std::optional<std::string> confine() const;
+  // The tools' entries, built from their introspect at the first request that needs them (a
+  // start answers initialize without parsing a table); then fixed.
+  const std::vector<ToolEntry>& tools();
 
   Options opt_;
+  std::string dir_;                   // where the tools are: beside this binary
+  std::vector<const Built*> chosen_;  // --tools, less the writers and starters with --read-only
+  std::once_flag tools_once_;
+  std::vector<std::thread> workers_;  // started by the first call (the reading thread's own)
   std::vector<ToolEntry> tools_;
   std::string contract_;  // the contract skill, read once: the instructions of every initialize
   std::mutex out_mu_;
@@ -111,9 +128,30 @@ void Server::reply_error(const Json& id, int code, const std::string& message) {
                      {"error", Json::object({{"code", code}, {"message", message}})}}));
 }
 
-Json Server::tools_list() const {
+namespace {
+constexpr Built kBuilt[] = {
+#include "mcp_catalog.inc"
+};
+}  // namespace
+
+const std::vector<ToolEntry>& Server::tools() {
+  std::call_once(tools_once_, [this] {
+    for (const Built* b : chosen_) {
+      ToolEntry t;
+      // The build made these from the tools themselves; one that does not read is a build
+      // that went wrong, and the tool is left out rather than described wrongly.
+      if (describe_tool(dir_ + "/" + b->name, {b->introspect, b->introspect_size},
+                        {b->skill, b->skill_size}, t))
+        continue;
+      tools_.push_back(std::move(t));
+    }
+  });
+  return tools_;
+}
+
+Json Server::tools_list() {
   Json list = Json::array();
-  for (auto& t : tools_) list.push(t.descriptor);
+  for (auto& t : tools()) list.push(t.descriptor);
   return Json::object({{"tools", std::move(list)}});
 }
 
@@ -163,8 +201,8 @@ void Server::request(const Json& id, const std::string& method, const Json& para
   if (method == "tools/call") {
     const std::string* name = string_member(params, "name");
     if (!name) return reply_error(id, -32602, "tools/call needs params.name");
-    auto t = std::find_if(tools_.begin(), tools_.end(), [&](const ToolEntry& e) { return e.name == *name; });
-    if (t == tools_.end()) return reply_error(id, -32602, "Unknown tool: " + *name);
+    auto t = std::find_if(tools().begin(), tools().end(), [&](const ToolEntry& e) { return e.name == *name; });
+    if (t == tools().end()) return reply_error(id, -32602, "Unknown tool: " + *name);
     const Json* args = params.get("arguments");
     if (args && args->type() != Json::Type::Object && !args->is_null())
       return reply_error(id, -32602, "tools/call: arguments must be an object");
@@ -174,6 +212,9 @@ void Server::request(const Json& id, const std::string& method, const Json& para
     job.tool = &*t;
     job.arguments = args && !args->is_null() ? *args : Json::object();
     job.cancel = std::make_shared<std::atomic<bool>>(false);
+    // The workers start with the first call: a session that only lists starts no thread.
+    if (workers_.empty())
+      for (size_t i = 0; i < opt_.max_concurrent; ++i) workers_.emplace_back([this] { worker(); });
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (running_.count(job.key)) return reply_error(id, -32600, "a request with this id is still running");
@@ -434,7 +475,7 @@ std::optional<std::string> Server::confine() const {
   contract::Tool self;
   self.name = "tack-mcp";
   self.effects = contract::kReadFiles | contract::kReadStdin | contract::kStartPrograms;
-  if (std::any_of(tools_.begin(), tools_.end(), [](const ToolEntry& t) { return t.writes; }))
+  if (std::any_of(chosen_.begin(), chosen_.end(), [](const Built* b) { return b->writes; }))
     self.effects |= contract::kWriteFiles;
   int root_fd = open(opt_.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return "io.not-found: the root cannot be opened";
@@ -445,21 +486,10 @@ std::optional<std::string> Server::confine() const {
 }
 
 int Server::run() {
-  std::string dir;
   {
     std::string self = real("/proc/self/exe");
-    dir = self.substr(0, self.rfind('/'));
+    dir_ = self.substr(0, self.rfind('/'));
   }
-  struct Built {
-    const char* name;
-    const char* introspect;
-    size_t introspect_size;
-    const char* skill;
-    size_t skill_size;
-  };
-  static constexpr Built kBuilt[] = {
-#include "mcp_catalog.inc"
-  };
   for (auto& want : opt_.tools)
     if (std::none_of(std::begin(kBuilt), std::end(kBuilt), [&](const Built& b) { return want == b.name; })) {
       std::string m = "tack-mcp: args.bad-value: --tools names '" + want + "', which is not a tack tool\n";
@@ -468,19 +498,16 @@ int Server::run() {
       return 2;
     }
   for (const Built& b : kBuilt) {
-    const std::string name = b.name;
-    if (!opt_.tools.empty() && std::find(opt_.tools.begin(), opt_.tools.end(), name) == opt_.tools.end()) continue;
-    ToolEntry t;
-    if (auto err = describe_tool(dir + "/" + name, {b.introspect, b.introspect_size},
-                                 {b.skill, b.skill_size}, t)) {
-      std::string m = "tack-mcp: io.not-found: " + *err + "\n";
+    if (!opt_.tools.empty() && std::find(opt_.tools.begin(), opt_.tools.end(), b.name) == opt_.tools.end()) continue;
+    const std::string bin = dir_ + "/" + b.name;
+    if (access(bin.c_str(), X_OK) != 0) {
+      std::string m = "tack-mcp: io.not-found: " + bin + " is not there to run\n";
       ssize_t ignored = ::write(2, m.data(), m.size());
       (void)ignored;
       return 1;
     }
-    bool starts = t.descriptor.get("annotations")->get("openWorldHint")->as_bool();
-    if (opt_.read_only && (t.writes || starts)) continue;
-    tools_.push_back(std::move(t));
+    if (opt_.read_only && (b.writes || b.starts)) continue;
+    chosen_.push_back(&b);
   }
   contract_ = contract::contract_skill();
 
@@ -491,8 +518,6 @@ int Server::run() {
     return 1;
   }
 
-  std::vector<std::thread> workers;
-  for (size_t i = 0; i < opt_.max_concurrent; ++i) workers.emplace_back([this] { worker(); });
 
   std::string buf, line;
   bool oversized = false;
@@ -532,7 +557,7 @@ int Server::run() {
   }
   cv_.notify_all();
   kill_all_children();
-  for (auto& w : workers) w.join();
+  for (auto& w : workers_) w.join();
   return 0;
 }
 
