@@ -176,7 +176,29 @@ class LiteralMatcher final : public Matcher {
     const __m256i f1 = _mm256_set1_epi8(static_cast<char>(m1_));
     const __m256i f2 = _mm256_set1_epi8(static_cast<char>(m2_));
     const size_t last = n - len - 31;  // the start of the last whole block
-    for (size_t s = from;;) {
+    size_t s = from;
+    // Two blocks a turn, tested together: in text without the pair the loop does not branch
+    // once per 32 bytes.
+    for (; s + 32 <= last; s += 64) {
+      const char* q = p + s;
+      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i1_));
+      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i2_));
+      const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 + i1_));
+      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 + i2_));
+      const __m256i e0 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(x0, f1), v1),
+                                          _mm256_cmpeq_epi8(_mm256_or_si256(y0, f2), v2));
+      const __m256i e1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(x1, f1), v1),
+                                          _mm256_cmpeq_epi8(_mm256_or_si256(y1, f2), v2));
+      const __m256i any = _mm256_or_si256(e0, e1);
+      if (_mm256_testz_si256(any, any)) continue;
+      for (uint64_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(e0)) |
+                           static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(e1))) << 32;
+           mask; mask &= mask - 1) {
+        const size_t c = s + static_cast<size_t>(__builtin_ctzll(mask));
+        if (equal_at(p + c)) return c;
+      }
+    }
+    for (;;) {
       const size_t b = std::min(s, last);
       __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + b + i1_));
       __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + b + i2_));
