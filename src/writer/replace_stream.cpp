@@ -1,6 +1,8 @@
 // replace_stream.cpp — see replace_stream.h.
 #include "writer/replace_stream.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -25,8 +27,14 @@ os::Result<Scanned> scan(int fd, const std::string& path, std::vector<text::Find
                          uint64_t max_bytes) {
   size_t longest = 0;
   for (const text::Finder& f : finders) longest = std::max(longest, f.needle().size());
+  // A window the size of a small file: a whole window costs a huge page to fault in, a
+  // millisecond a one-line file should not pay. (A file that grew since is still read whole:
+  // the window slides.)
+  struct stat st {};
+  const uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
   mem::Bytes win;
-  if (!win.reserve(kWindow + longest)) return os::errno_error(ENOMEM, path, "read");
+  if (!win.reserve(static_cast<size_t>(std::min<uint64_t>(kWindow, size + 1)) + longest))
+    return os::errno_error(ENOMEM, path, "read");
   os::Sha hash;
   Check check;
   text::EolTally eols;
@@ -131,8 +139,9 @@ std::optional<contract::Error> diff_regions(int fd, const std::string& path,
 os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& first,
                               const std::vector<text::Found>& at, size_t old_len,
                               std::string_view new_raw, os::TempFile* tmp) {
+  const size_t window = static_cast<size_t>(std::min<uint64_t>(kWindow, first.total + 1));
   mem::Bytes win;
-  if (!win.reserve(kWindow)) return os::errno_error(ENOMEM, path, "read");
+  if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
   Check check;
   os::Sha hash;
   text::EolTally eols;
@@ -150,10 +159,10 @@ os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& fi
   text::Splicer splicer(at, old_len, new_raw);
   uint64_t pos = 0;
   for (bool eof = false; !eof && !write_error;) {
-    long long n = os::pread_full(fd, win.data(), kWindow, pos);
+    long long n = os::pread_full(fd, win.data(), window, pos);
     if (n < 0) return os::errno_error(static_cast<int>(-n), path, "read");
     const std::string_view chunk(win.data(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < kWindow;
+    eof = static_cast<size_t>(n) < window;
     check.update(chunk);
     splicer.feed(chunk, pos, emit);
     pos += static_cast<uint64_t>(n);

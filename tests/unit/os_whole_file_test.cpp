@@ -50,4 +50,36 @@ TEST_F(OsWholeFile, ReadWholeKeepsTheFileAndHandsEveryPieceInOrder) {
   close(fd);
 }
 
+// A file longer than its size says (a /proc file says 0; one may grow after fstat): read and
+// kept whole through the probe past the size, at every limit around its true length.
+TEST_F(OsWholeFile, AFileLongerThanItsSizeSaysIsReadWhole) {
+  std::string want;
+  {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    char buf[65536];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) want.append(buf, static_cast<size_t>(n));
+    close(fd);
+  }
+  ASSERT_GT(want.size(), 4096u);  // more than one probe
+  for (uint64_t keep_max : {uint64_t{1} << 20, uint64_t{100}, uint64_t{4096}, uint64_t{5000}}) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    mem::Bytes kept;
+    std::string seen;
+    auto r = os::read_whole(fd, "maps", &kept, keep_max, [&](std::string_view p) { seen += p; });
+    close(fd);
+    ASSERT_TRUE(std::holds_alternative<os::WholeFile>(r));
+    const auto& w = std::get<os::WholeFile>(r);
+    // (this process's maps may change from one read to the next: the answer is held to the
+    // pieces it handed over)
+    EXPECT_EQ(w.bytes, seen.size());
+    EXPECT_EQ(w.kept, seen.size() <= keep_max) << keep_max;
+    if (w.kept) {
+      EXPECT_TRUE(kept.view() == seen);
+    }
+    EXPECT_GT(seen.size(), 4096u);
+  }
+}
+
 }  // namespace
