@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,11 +21,6 @@ struct Line {
 
 // The lines of a text (its BOM already off), as views into it.
 std::vector<Line> split_lines(std::string_view body);
-
-// Where a witness that resolves nowhere most likely pointed, given every line's line_hash: a
-// line whose window hash at some radius in [kMinRadius, kMaxRadius] equals it (its
-// neighbourhood is intact but the radius that makes it unique moved). -1 when there is none.
-int64_t nearest_witness(std::span<const uint64_t> hashes, uint32_t value);
 
 // The text again (with a BOM when bom) with each line that edit_of names replaced by the
 // edit's lines (none: the line deleted). New lines end as the file's lines do: "\r\n" in a

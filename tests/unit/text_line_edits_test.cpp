@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "text/line_edits.h"
-#include "text/witness.h"
 
 namespace {
 
@@ -71,17 +70,6 @@ TEST(TextLineEdits, CutSplicerMatchesCuttingTheWholeText) {
   std::string got;
   all.feed("old", 0, [&](std::string_view p) { got += p; });
   EXPECT_EQ(got, "new");
-}
-
-TEST(TextLineEdits, NearestWitnessFollowsALineThatMoved) {
-  std::vector<uint64_t> hashes;
-  for (int i = 0; i < 40; ++i) hashes.push_back(text::line_hash("line " + std::to_string(i)));
-  const std::vector<uint32_t> w = text::all_witnesses(hashes);
-  for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(text::nearest_witness(hashes, w[i]), int64_t(i));
-  // A line inserted beyond line 20's window: its witness now names line 21.
-  hashes.insert(hashes.begin() + 10, text::line_hash("inserted"));
-  EXPECT_EQ(text::nearest_witness(hashes, w[20]), 21);
-  EXPECT_EQ(text::nearest_witness({}, 123), -1);
 }
 
 }  // namespace
