@@ -166,7 +166,26 @@ std::pair<uint64_t, uint64_t> WitnessSearch::extent(uint64_t line) const {
   return {start(line), start(line + 1)};
 }
 
+std::optional<std::vector<uint64_t>> WitnessSearch::known(uint32_t value) const {
+  std::vector<uint64_t> out;
+  const Wanted* w = find(value);
+  if (!w) return out;
+  for (size_t k = 0; k < kRadii; ++k) {
+    if (w->count[k] != 1) continue;
+    if (!w->shared[k]) return std::nullopt;
+    out.push_back(w->first[k]);
+  }
+  for (size_t i = 0; i < w->folds.size(); ++i) {
+    if (!w->folds_shared[i]) return std::nullopt;
+    out.push_back(w->folds[i]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<uint64_t> WitnessSearch::hits(uint32_t value) const {
+  if (auto sure = known(value)) return *sure;
   std::vector<uint64_t> out;
   const Wanted* w = find(value);
   if (!w) return out;

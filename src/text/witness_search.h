@@ -50,11 +50,16 @@ class WitnessSearch {
   // smallest radius where it is unique, else the one line whose fold it is. Whether no other
   // line is named so too is known after pass 2 only.
   std::optional<uint64_t> likely(uint32_t value) const;
+  // After pass 1: the lines `value` names, when pass 1 already knows them all (every
+  // candidate seen to be named so, as likely() tells; the usual case outside files of
+  // repeated lines): then pass 2 need not count. Else nothing.
+  std::optional<std::vector<uint64_t>> known(uint32_t value) const;
   // A line's bytes, [start, end): its '\n' included, the BOM not. For a line within `around`
   // of a candidate or of line 0.
   std::pair<uint64_t, uint64_t> extent(uint64_t line) const;
 
-  // After pass 2. The lines whose witness is `value`, ascending.
+  // After pass 2 (after pass 1 for a value known()). The lines whose witness is `value`,
+  // ascending.
   std::vector<uint64_t> hits(uint32_t value) const;
   // Where a witness that names no line most likely pointed: the first line that has `value`
   // at some radius in [kMinRadius, kMaxRadius] (its neighbourhood intact but the radius that

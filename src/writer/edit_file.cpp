@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "os/hash.h"
 #include "os/temp_file.h"
@@ -234,16 +235,6 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
 
-  // The lines the witnesses most likely name, if each names one of its own: then pass 2 writes
-  // the new file while it settles whether they do.
-  std::vector<uint64_t> likely;
-  for (const text::LineEdit& e : edits)
-    if (auto l = search.likely(e.value)) likely.push_back(*l);
-  std::vector<uint64_t> sorted = likely;
-  std::sort(sorted.begin(), sorted.end());
-  const bool guessed = likely.size() == edits.size() &&
-                       std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-
   // Writes the file with `cuts` (a temporary file unless a dry run), counting the witnesses
   // too when `count`.
   std::optional<os::TempFile> tmp;
@@ -257,19 +248,39 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
     return rewrite_lines(fd, a.path, first, count ? &search : nullptr, cuts, tmp ? &*tmp : nullptr);
   };
 
+  std::vector<uint64_t> target;
+  std::vector<Refusal> refused;
   std::vector<text::Cut> cuts;
   bool changes = false;
-  if (guessed) {
-    auto made = cuts_of(fd, a.path, search, edits, likely, eol, changes);
-    if (auto* e = std::get_if<contract::Error>(&made)) return one(std::move(*e));
-    cuts = std::move(std::get<std::vector<text::Cut>>(made));
+  std::optional<Rewritten> next;  // the new file, once written (or hashed, in a dry run)
+  if (std::all_of(edits.begin(), edits.end(),
+                  [&](const text::LineEdit& e) { return search.known(e.value).has_value(); })) {
+    // The usual case: pass 1 knows which lines the witnesses name; pass 2 only writes.
+    std::tie(target, refused) = resolve(search, edits);
+  } else {
+    // The lines the witnesses most likely name, if each names one of its own: pass 2 writes
+    // the new file while it settles whether they do.
+    std::vector<uint64_t> likely;
+    for (const text::LineEdit& e : edits)
+      if (auto l = search.likely(e.value)) likely.push_back(*l);
+    std::vector<uint64_t> sorted = likely;
+    std::sort(sorted.begin(), sorted.end());
+    const bool guessed = likely.size() == edits.size() &&
+                         std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    if (guessed) {
+      auto made = cuts_of(fd, a.path, search, edits, likely, eol, changes);
+      if (auto* e = std::get_if<contract::Error>(&made)) return one(std::move(*e));
+      cuts = std::move(std::get<std::vector<text::Cut>>(made));
+    }
+    // Pass 2: the witnesses settled, and (when the guess changes anything) the file written.
+    auto second = rewrite(changes ? &cuts : nullptr, true);
+    if (auto* e = std::get_if<contract::Error>(&second)) return one(std::move(*e));
+    std::tie(target, refused) = resolve(search, edits);
+    if (guessed && target == likely && refused.empty())
+      next = std::get<Rewritten>(second);
+    else
+      tmp.reset();  // a wrong guess: written again below, as the witnesses say
   }
-  // Pass 2: the witnesses settled, and (when the guess changes anything) the file written.
-  auto second = rewrite(changes ? &cuts : nullptr, true);
-  if (auto* e = std::get_if<contract::Error>(&second)) return one(std::move(*e));
-  Rewritten next = std::get<Rewritten>(second);
-
-  const auto [target, refused] = resolve(search, edits);
   if (!refused.empty()) {
     // Nothing is written; the fresh witnesses around each failure take one more pass.
     tmp.reset();
@@ -285,29 +296,28 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
         return one(std::move(*e));
     return errs;
   }
-  if (!guessed || target != likely) {
-    // The guess was wrong (or there was none): a third pass writes what the witnesses name.
+  if (!next) {
     auto made = cuts_of(fd, a.path, search, edits, target, eol, changes);
     if (auto* e = std::get_if<contract::Error>(&made)) return one(std::move(*e));
     cuts = std::move(std::get<std::vector<text::Cut>>(made));
-    tmp.reset();
     if (changes) {
-      auto third = rewrite(&cuts, false);
-      if (auto* e = std::get_if<contract::Error>(&third)) return one(std::move(*e));
-      next = std::get<Rewritten>(third);
+      auto written = rewrite(&cuts, false);
+      if (auto* e = std::get_if<contract::Error>(&written)) return one(std::move(*e));
+      next = std::get<Rewritten>(written);
     }
   }
   // Every edit gives back the bytes it replaces, or the edits together give back the file.
-  if (!changes || next.sha256 == before) return unchanged(before, first.total, eol, first.bom, opt);
+  if (!changes || next->sha256 == before)
+    return unchanged(before, first.total, eol, first.bom, opt);
 
   text::DiffBuilder diff(opt);
   if (auto e = diff_regions(fd, a.path, search, edits, target, eol, first.bom, diff))
     return one(std::move(*e));
-  const text::Diff d = std::move(diff).finish(eol, next.eol, first.bom, next.bom);
+  const text::Diff d = std::move(diff).finish(eol, next->eol, first.bom, next->bom);
   Edited out{.changed = true,
              .before = before,
-             .after = next.sha256,
-             .bytes = next.size,
+             .after = next->sha256,
+             .bytes = next->size,
              .diff = text::diff_json(d),
              .diff_truncated = d.truncated};
   if (tmp)

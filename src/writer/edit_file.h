@@ -1,9 +1,11 @@
 // edit_file.h — edit's line edits applied to one file, opened under the lock, streamed and
-// never held whole (edit_stream.h): pass 1 hashes the file and finds the lines each witness
-// may name; pass 2 settles which lines they do name and, when pass 1's likely lines were
-// right (they almost always are), writes the new file as it goes; only when they were not
-// does a third pass write it. The diff is built from the changed regions alone, read back
-// from the file. Memory: a window, the candidates of each witness and the changed regions.
+// never held whole (edit_stream.h). Pass 1 hashes the file and finds the lines each witness
+// may name. Usually that settles it (text::WitnessSearch::known), and pass 2 only writes the
+// new file. Otherwise pass 2 also settles which lines the witnesses name, writing the lines
+// pass 1 found likely as it goes; only when those were wrong (rarely) does a third pass
+// write the file. A refusal writes nothing, and takes one more pass for the fresh witnesses
+// it shows. The diff is built from the changed regions alone, read back from the file.
+// Memory: a window, the candidates of each witness and the changed regions.
 #pragma once
 
 #include <cstdint>

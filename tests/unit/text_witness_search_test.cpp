@@ -61,11 +61,23 @@ text::WitnessSearch searched(const std::vector<uint64_t>& h, const std::vector<u
   return s;
 }
 
-// Checks every answer of the search for `wanted` against the whole file.
+// Checks every answer of the search for `wanted` against the whole file: what pass 1 knows
+// already, and the rest after pass 2.
 void check(const std::vector<uint64_t>& h, const std::vector<uint32_t>& wanted,
            const std::string& what) {
   const auto all = text::all_witnesses(h);
-  auto s = searched(h, wanted);
+  text::WitnessSearch s(wanted, 5);
+  for (size_t i = 0; i < h.size(); ++i) s.add(h[i], 10 * i);
+  s.end_first(10 * h.size());
+  for (uint32_t v : wanted) {
+    std::vector<uint64_t> want;
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i] == v) want.push_back(i);
+    if (auto sure = s.known(v)) {
+      ASSERT_EQ(*sure, want) << what << ", value " << v;
+    }
+  }
+  for (uint64_t x : h) s.count(x);
   ASSERT_EQ(s.lines(), h.size()) << what;
   std::vector<uint64_t> centers = {0};  // the lines a refusal shows: around each hit, each
                                         // nearest line, and line 0
@@ -146,8 +158,8 @@ TEST(TextWitnessSearch, MatchesTheWholeFileOnRandomFiles) {
 }
 
 TEST(TextWitnessSearch, TheLikelyLineIsTheOneAReaderNamed) {
-  // In an ordinary file the line a witness names is found in pass 1 already (the guess that
-  // lets edit write while it settles the witnesses).
+  // In an ordinary file the line a witness names is found in pass 1 already, and known to be
+  // the only one (edit's second pass then only writes).
   std::vector<std::string> lines;
   for (int i = 0; i < 5000; ++i) lines.push_back("line " + std::to_string(i));
   const auto h = hashes_of(lines);
@@ -157,6 +169,7 @@ TEST(TextWitnessSearch, TheLikelyLineIsTheOneAReaderNamed) {
   const auto s = searched(h, wanted);
   for (size_t i = 0; i < all.size(); i += 97) {
     EXPECT_EQ(s.likely(all[i]), i);
+    EXPECT_EQ(s.known(all[i]), std::vector<uint64_t>{i});
     EXPECT_EQ(s.hits(all[i]), std::vector<uint64_t>{i});
   }
 }

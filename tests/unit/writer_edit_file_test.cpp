@@ -35,7 +35,7 @@ std::string repetitive_file(size_t n) {
 struct Witnessed {
   std::vector<uint32_t> all;
   std::vector<uint32_t> wrong_guess;  // one line each, not the line pass 1 guesses
-  std::vector<uint32_t> two_lines;    // several lines each, pass 1 guessing one
+  std::vector<uint32_t> two_lines;    // several lines each, pass 1 guessing one, not sure
 };
 
 Witnessed search_all(const std::string& text) {
@@ -46,13 +46,15 @@ Witnessed search_all(const std::string& text) {
   text::WitnessSearch s(w.all, 5);
   for (size_t i = 0; i < h.size(); ++i) s.add(h[i], 0);
   s.end_first(text.size());
+  std::map<uint32_t, bool> sure;
+  for (uint32_t v : w.all) sure[v] = s.known(v).has_value();
   for (uint64_t x : h) s.count(x);
   std::map<uint32_t, int> lines_of;
   for (uint32_t v : w.all) ++lines_of[v];
   for (const auto& [v, count] : lines_of) {
     const auto guess = s.likely(v);
     if (count == 1 && guess != s.hits(v)[0]) w.wrong_guess.push_back(v);
-    if (count > 1 && guess) w.two_lines.push_back(v);
+    if (count > 1 && guess && !sure[v]) w.two_lines.push_back(v);
   }
   return w;
 }
