@@ -9,6 +9,8 @@ import hashlib
 import json
 import os
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -130,6 +132,53 @@ def test_a_line_named_twice_in_a_big_file_is_refused(tree):
     assert det["reason"] == "named-twice" and det["index"] == 1 and det["matches"] == [n]
     assert [a["n"] for a in det["around"]] == list(range(n - 5, n + 6))
     assert read(tree, "big.txt") == content
+    assert not litter(tree)
+
+
+def test_a_writer_ignoring_the_lock_gets_a_refusal_or_a_consistent_file(tree):
+    """The file is read more than once (hash and witnesses, then the rewrite), and each later
+    read must be the bytes of the first: a writer that takes no lock and changes the file
+    meanwhile makes edit refuse (io.read-failed), never splice at offsets found in other
+    bytes. Either way no litter, and a file edit did write is the file it read with the one
+    line replaced (checked away from the bytes the other writer keeps changing)."""
+    lines = numbered(32 * MiB)
+    content = joined(lines)
+    n = len(lines) * 3 // 4
+    # Within the first half, never a '\n': the lines stay where they are.
+    racy = [p + (content[p] == ord("\n")) for p in range(7, 12 * MiB, 4096)]
+    tree.write("race.txt", content)
+    edits = [{"witness": witness(tree, "race.txt", n), "lines": ["raced"]}]
+    stop = threading.Event()
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            with open(tree.p("race.txt"), "r+b") as f:  # reopened: it follows the name
+                f.seek(racy[i % len(racy)])
+                f.write(b"Z")
+            i += 1
+            time.sleep(0.0002)
+
+    def masked(b):
+        b = bytearray(b)
+        for pos in racy:
+            b[pos] = 0
+        return bytes(b)
+
+    want = masked(joined(lines[:n - 1] + [b"raced"] + lines[n:]))
+    for _ in range(4):
+        t = threading.Thread(target=writer)
+        t.start()
+        try:
+            r = ed(tree, "race.txt", edits)
+        finally:
+            stop.set()
+            t.join()
+            stop.clear()
+        assert r.rules in ([], ["io.read-failed"]), r
+        if r.exit == 0:
+            assert masked(read(tree, "race.txt")) == want
+        tree.write("race.txt", content)
     assert not litter(tree)
 
 
