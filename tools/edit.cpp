@@ -5,25 +5,13 @@
 // one snapshot under a lock before anything is written, the refusal carries fresh witnesses
 // for the lines around each failure, and the file is replaced atomically with its BOM, line
 // endings (new lines take the file's) and mode kept. The answer is the line diff.
-#include <unistd.h>
-
-#include <algorithm>
-#include <map>
-
-#include "mem/big_alloc.h"
-#include "os/dir_lock.h"
 #include "os/hash.h"
 #include "os/open.h"
 #include "os/place.h"
-#include "os/temp_file.h"
-#include "os/whole_file.h"
 #include "runner/main.h"
-#include "text/diff.h"
 #include "text/edits.h"
-#include "text/eol.h"
-#include "text/line_edits.h"
-#include "text/witness.h"
 #include "tools/edit.schema.h"
+#include "writer/edit_file.h"
 #include "writer/table.h"
 #include "writer/writer.h"
 
@@ -40,8 +28,6 @@ struct Args {
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
 };
-
-constexpr int64_t kAround = 5;  // fresh witnesses: lines either side
 
 using contract::Kind;
 using contract::Role;
@@ -130,21 +116,6 @@ contract::Error too_large(std::string_view what, uint64_t size, bool exact, uint
                            ctx);
 }
 
-Json around(const std::vector<text::Line>& lines, const std::vector<uint32_t>& w, int64_t center,
-            text::Eol eol) {
-  Json out = Json::array();
-  const int64_t n = static_cast<int64_t>(lines.size());
-  if (n == 0) return out;
-  center = std::clamp<int64_t>(center, 0, n - 1);
-  for (int64_t i = std::max<int64_t>(0, center - kAround); i <= std::min(n - 1, center + kAround); ++i) {
-    auto k = static_cast<size_t>(i);
-    out.push(Json::object({{"n", i + 1},
-                           {"witness", text::witness_text(w[k])},
-                           {"text", Json::bytes(text::shown_line(lines[k].raw, eol))}}));
-  }
-  return out;
-}
-
 Json run(const Args& a, contract::Context& ctx) {
   auto fail = [&](contract::Error e) {
     ctx.error(std::move(e));
@@ -178,105 +149,32 @@ Json run(const Args& a, contract::Context& ctx) {
   if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
   auto opened = writer::open_file(place, a.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-  auto& file = std::get<os::Opened>(opened);
-  auto read = writer::read_file(file, a.path, a.max_bytes);
-  if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));
-  const writer::Whole& whole = std::get<writer::Whole>(read);
-  if (!whole.kept) return fail(too_large(a.path, whole.size, true, a.max_bytes, ctx));
-  const std::string_view before_bytes = whole.bytes.view();
-  const std::string& before = whole.sha256;
-  if (a.if_sha256 && os::lower_hex(*a.if_sha256) != before)
-    return fail(os::hash_mismatch(a.path, os::lower_hex(*a.if_sha256), before));
+  const auto& file = std::get<os::Opened>(opened);
 
-  // The snapshot: lines as peek numbers them (BOM off line 1), their hashes and witnesses.
-  const bool bom = text::has_bom(before_bytes);
-  std::string_view body = before_bytes.substr(bom ? 3 : 0);
-  std::vector<text::Line> lines = text::split_lines(body);
-  text::EolCounter counter;
-  std::vector<uint64_t> hashes;
-  hashes.reserve(lines.size());
-  for (const text::Line& l : lines) {
-    counter.add(l.raw, l.newline);
-    hashes.push_back(text::line_hash(l.raw));
+  // Every witness resolved on one snapshot read under the lock, then the file written
+  // streaming, never held whole: writer/edit_file.h.
+  const writer::EditJob job{.path = a.path,
+                            .if_sha256 = a.if_sha256,
+                            .dry_run = a.dry_run,
+                            .max_bytes = a.max_bytes,
+                            .max_diff_lines = a.max_diff_lines};
+  auto done = writer::edit_file(job, place, file, edits, [&](uint64_t size) {
+    return too_large(a.path, size, true, a.max_bytes, ctx);
+  });
+  if (auto* errs = std::get_if<std::vector<contract::Error>>(&done)) {
+    for (contract::Error& e : *errs) ctx.error(std::move(e));
+    return nullptr;
   }
-  const text::Eol eol = counter.result();
-  const std::vector<uint32_t> witness = text::all_witnesses(hashes);
-  std::multimap<uint32_t, size_t> by_value;
-  for (size_t i = 0; i < witness.size(); ++i) by_value.emplace(witness[i], i);
-
-  // Resolve every witness before anything changes; every failure is reported.
-  std::vector<size_t> target(edits.size());
-  std::map<size_t, size_t> named;  // line -> the first edit that named it
-  bool refused = false;
-  for (size_t k = 0; k < edits.size(); ++k) {
-    auto [lo, hi] = by_value.equal_range(edits[k].value);
-    std::vector<size_t> hits;
-    for (auto it = lo; it != hi; ++it) hits.push_back(it->second);
-    std::string reason;
-    int64_t guess = 0;
-    if (hits.size() == 1) {
-      target[k] = hits[0];
-      auto [it, fresh] = named.emplace(hits[0], k);
-      if (fresh) continue;
-      reason = "named-twice";
-      guess = static_cast<int64_t>(hits[0]);
-    } else if (hits.empty()) {
-      reason = "no-match";
-      guess = text::nearest_witness(hashes, edits[k].value);
-    } else {
-      reason = "several";
-      guess = static_cast<int64_t>(hits[0]);
-    }
-    refused = true;
-    Json matches = Json::array();
-    for (size_t i : hits) matches.push(i + 1);
-    Json detail = Json::object({{"path", Json::bytes(a.path)},
-                                {"index", k},
-                                {"witness", edits[k].witness},
-                                {"reason", reason},
-                                {"matches", std::move(matches)},
-                                {"guess", guess >= 0 ? Json(guess + 1) : Json(nullptr)},
-                                {"around", around(lines, witness, std::max<int64_t>(guess, 0), eol)},
-                                {"actual_sha256", before}});
-    std::string message =
-        reason == "no-match" ? "witness " + edits[k].witness + " (edit " + std::to_string(k) +
-                                   ") names no line: the lines near it changed since it was read."
-        : reason == "several" ? "witness " + edits[k].witness + " (edit " + std::to_string(k) +
-                                    ") names several lines."
-                              : "edit " + std::to_string(k) + " names line " +
-                                    std::to_string(hits[0] + 1) + ", which an earlier edit names.";
-    contract::Error e = contract::make_error("precondition.stale-witness", message + " Nothing was written.",
-                                             std::move(detail));
-    e.repair = contract::Repair::none(
-        "the lines changed since they were read: detail.around has fresh witnesses of the "
-        "lines there; check them and decide");
-    ctx.error(std::move(e));
-  }
-  if (refused) return nullptr;
-
-  std::vector<const text::LineEdit*> edit_of(lines.size(), nullptr);
-  for (size_t k = 0; k < edits.size(); ++k) edit_of[target[k]] = &edits[k];
-  const std::string after_bytes = text::apply_line_edits(lines, edit_of, eol, bom);
-  const bool changed = after_bytes != before_bytes;
-  const std::string after = changed ? os::sha256_hex(after_bytes) : before;
-
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  text::Diff d = text::diff_lines(before_bytes, after_bytes, opt);
+  const writer::Edited& ed = std::get<writer::Edited>(done);
   Json data = Json::object({{"path", Json::bytes(a.path)},
-                            {"changed", changed},
+                            {"changed", ed.changed},
                             {"edits", edits.size()},
-                            {"before_sha256", before},
-                            {"after_sha256", after},
-                            {"diff", text::diff_json(d)},
-                            {"diff_truncated", d.truncated}});
-  if (a.dry_run) {
-    ctx.dry_run(writer::planned(place, a.path, changed, before, after, after_bytes.size()));
-    return data;
-  }
-  if (changed)
-    if (auto e = os::commit_file(place, after_bytes, writer::replacing(file.st)))
-      return fail(std::move(*e));
+                            {"before_sha256", ed.before},
+                            {"after_sha256", ed.after},
+                            {"diff", ed.diff},
+                            {"diff_truncated", ed.diff_truncated}});
+  if (a.dry_run)
+    ctx.dry_run(writer::planned(place, a.path, ed.changed, ed.before, ed.after, ed.bytes));
   return data;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "mem/big_alloc.h"
+#include "text/newlines.h"
 
 namespace text {
 namespace {
@@ -67,7 +68,7 @@ template <class T>
 using AVec = std::vector<T, ArenaAlloc<T>>;
 
 size_t count_lines(std::string_view text) {
-  size_t n = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  size_t n = static_cast<size_t>(count_newlines(text.data(), text.size()));
   return n + (!text.empty() && text.back() != '\n' ? 1 : 0);
 }
 
@@ -487,16 +488,12 @@ bool line_start(std::string_view t, size_t pos) { return pos == 0 || t[pos - 1] 
 }  // namespace
 
 void EolTally::add(std::string_view piece) {
-  const char* const begin = piece.data();
-  const char* const end = begin + piece.size();
-  for (const char* p = begin;
-       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p) {
-    if (p > begin ? p[-1] == '\r' : cr_)
-      ++crlf_;
-    else
-      ++lf_;
-  }
-  if (!piece.empty()) cr_ = piece.back() == '\r';
+  if (piece.empty()) return;
+  const uint64_t all = count_newlines(piece.data(), piece.size());
+  const uint64_t crlf = count_crlf(piece.data(), piece.size()) + (cr_ && piece[0] == '\n');
+  crlf_ += crlf;
+  lf_ += all - crlf;
+  cr_ = piece.back() == '\r';
 }
 
 Eol EolTally::result() const {
@@ -555,7 +552,7 @@ Diff diff_lines(std::string_view a, std::string_view b, const DiffOptions& opt) 
     size_t nl = a.find('\n', a.size() - s);
     s = nl == std::string_view::npos ? 0 : a.size() - nl - 1;
   }
-  const uint64_t before = static_cast<uint64_t>(std::count(a.begin(), a.begin() + static_cast<long>(p), '\n'));
+  const uint64_t before = count_newlines(a.data(), p);
   builder.add(a.substr(p, a.size() - s - p), b.substr(p, b.size() - s - p), before, before,
               /*copy=*/false);
   return std::move(builder).finish(a_eol, b_eol, a_bom, b_bom);

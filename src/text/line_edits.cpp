@@ -1,13 +1,7 @@
 // line_edits.cpp — see line_edits.h.
 #include "text/line_edits.h"
 
-#include "text/witness.h"
-
 namespace text {
-
-namespace {
-constexpr uint64_t kEdge = 0x7461636b65646765;  // witness.h's sentinel ("tackedge")
-}  // namespace
 
 std::vector<Line> split_lines(std::string_view body) {
   std::vector<Line> lines;
@@ -22,20 +16,6 @@ std::vector<Line> split_lines(std::string_view body) {
     pos = nl + 1;
   }
   return lines;
-}
-
-int64_t nearest_witness(std::span<const uint64_t> h, uint32_t value) {
-  const int64_t n = static_cast<int64_t>(h.size());
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t w = witness_mix(h[static_cast<size_t>(i)], 0, 0, 0);
-    for (int64_t r = 1; r <= kMaxRadius; ++r) {
-      uint64_t left = i - r >= 0 ? h[static_cast<size_t>(i - r)] : kEdge;
-      uint64_t right = i + r < n ? h[static_cast<size_t>(i + r)] : kEdge;
-      w = witness_mix(w, left, right, r);
-      if (r >= kMinRadius && (w & 0xFFFFFF) == value) return i;
-    }
-  }
-  return -1;
 }
 
 std::string apply_line_edits(const std::vector<Line>& lines,

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "text/near_miss.h"
+#include "text/newlines.h"
 
 namespace text {
 
@@ -47,8 +48,7 @@ void Finder::scan(std::string_view w, uint64_t base, uint64_t lines_at_base, boo
 
 void Finder::count_to(std::string_view w, uint64_t base, uint64_t pos) {
   if (pos <= counted_) return;
-  lines_ += static_cast<uint64_t>(std::count(w.begin() + static_cast<long>(counted_ - base),
-                                             w.begin() + static_cast<long>(pos - base), '\n'));
+  lines_ += count_newlines(w.data() + (counted_ - base), static_cast<size_t>(pos - counted_));
   counted_ = pos;
 }
 
@@ -207,7 +207,7 @@ std::variant<EditsApplied, contract::Error> apply_edits(std::string_view text, b
 }
 
 uint64_t newlines(std::string_view s) {
-  return static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n'));
+  return count_newlines(s.data(), s.size());
 }
 
 }  // namespace text

@@ -1,5 +1,4 @@
-// scan.cpp — the Scanner, which drives any matcher over a file read in chunks, and the newline
-// count it runs on.
+// scan.cpp — the Scanner, which drives any matcher over a file read in chunks.
 #include "text/scan.h"
 
 #include <immintrin.h>
@@ -12,46 +11,6 @@
 
 namespace text {
 namespace {
-
-const bool kAvx2 = __builtin_cpu_supports("avx2");
-
-__attribute__((target("avx2"))) uint64_t count_avx2(const char* p, size_t n) {
-  const __m256i nl = _mm256_set1_epi8('\n');
-  uint64_t total = 0;
-  size_t i = 0;
-  for (; i + 128 <= n; i += 128) {
-    const __m256i* q = reinterpret_cast<const __m256i*>(p + i);
-    const uint32_t a =
-        static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q), nl)));
-    const uint32_t b = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 1), nl)));
-    const uint32_t c = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 2), nl)));
-    const uint32_t d = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(q + 3), nl)));
-    total += __builtin_popcount(a) + __builtin_popcount(b) + __builtin_popcount(c) +
-             __builtin_popcount(d);
-  }
-  for (; i + 32 <= n; i += 32) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    total +=
-        __builtin_popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl))));
-  }
-  for (; i < n; ++i) total += p[i] == '\n';
-  return total;
-}
-
-uint64_t count_sse2(const char* p, size_t n) {
-  const __m128i nl = _mm_set1_epi8('\n');
-  uint64_t total = 0;
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    total += __builtin_popcount(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl))));
-  }
-  for (; i < n; ++i) total += p[i] == '\n';
-  return total;
-}
 
 // --- Scanner -------------------------------------------------------------------------------
 
@@ -522,9 +481,6 @@ ScanResult Scanner::run() {
 
 }  // namespace
 
-uint64_t count_newlines(const char* p, size_t n) {
-  return kAvx2 ? count_avx2(p, n) : count_sse2(p, n);
-}
 
 void ScanBuffer::grow(size_t n, size_t keep) {
   if (n <= size_) return;

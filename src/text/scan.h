@@ -14,12 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "text/newlines.h"
 #include "text/search.h"
 
 namespace text {
-
-// Counts '\n' in [p, p + n).
-uint64_t count_newlines(const char* p, size_t n);
 
 struct ScanOptions {
   size_t max_line = 1 << 20;          // a longer line is never held (--max-line-bytes)

@@ -5,37 +5,18 @@
 #include "text/witness.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
 
-// The header holds the whole of xxHash; inlining it lets the compiler specialise XXH3 for the
-// fixed 32-byte input of witness_mix, the inner loop of both passes. Same function, same
-// values as the library's XXH3_64bits.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "text/witness_mix.h"
 
 namespace text {
 namespace {
 
 // Past the file's first and last lines a window sees this instead of a line hash. Any fixed
 // value works; it is part of the definition (witness.h), so it never changes.
-constexpr uint64_t kEdge = 0x7461636b65646765;  // "tackedge"
-constexpr uint32_t kValueMask = 0xffffff;       // a witness is 24 bits: 6 hex digits
-constexpr uint32_t kUnset = 0xffffffff;         // not a 24-bit value
-
-// One 8-byte store on a little-endian host (GCC does not merge a byte loop into one).
-void put_le64(unsigned char* out, uint64_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  std::memcpy(out, &v, sizeof v);
-}
-
-uint32_t value_of(uint64_t w) {
-  return static_cast<uint32_t>(w) & kValueMask;
-}
-
-uint32_t index_fold(uint64_t w_max, uint64_t index) {
-  return value_of(witness_mix(w_max, index, 0, -1));
-}
+constexpr uint64_t kEdge = kWitnessEdge;
+constexpr uint32_t kUnset = 0xffffffff;  // not a 24-bit value
+using mix::kValueMask;
+using mix::value_of;
 
 // Counts how many lines share each 24-bit value at one radius, and settles the still-unsettled
 // lines whose value is alone. Two strategies with one answer: sorting (value, index) pairs
@@ -108,13 +89,7 @@ uint64_t line_hash(std::string_view line) {
 }
 
 uint64_t witness_mix(uint64_t acc, uint64_t left, uint64_t right, int64_t r) {
-  // Explicit little-endian bytes, so the value does not depend on the host's byte order.
-  unsigned char bytes[32];
-  put_le64(bytes, acc);
-  put_le64(bytes + 8, left);
-  put_le64(bytes + 16, right);
-  put_le64(bytes + 24, static_cast<uint64_t>(r));
-  return XXH3_64bits(bytes, sizeof bytes);
+  return mix::mix(acc, left, right, r);
 }
 
 std::string witness_text(uint32_t value) {
@@ -149,7 +124,7 @@ std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes) {
   // w[i] is w_r(i) for the current r, advanced in place one radius at a time: each step adds
   // only the two new neighbours, so the whole computation is O(n × kMaxRadius).
   std::vector<uint64_t> w(n);
-  for (size_t i = 0; i < n; ++i) w[i] = witness_mix(hashes[i], 0, 0, 0);
+  for (size_t i = 0; i < n; ++i) w[i] = mix::mix(hashes[i], 0, 0, 0);
 
   std::vector<uint32_t> values(n);
   // 32-bit line indices: 2^32 lines would need some 80 GiB here; such a file goes through
@@ -163,7 +138,7 @@ std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes) {
     for (size_t i = 0; i < n; ++i) {
       uint64_t left = i >= ur ? hashes[i - ur] : kEdge;
       uint64_t right = i + ur < n ? hashes[i + ur] : kEdge;
-      w[i] = witness_mix(w[i], left, right, r);
+      w[i] = mix::mix(w[i], left, right, r);
     }
     if (r < kMinRadius) continue;
     for (size_t i = 0; i < n; ++i) values[i] = value_of(w[i]);
@@ -172,7 +147,7 @@ std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes) {
     // against the others, so w advances for all lines until no line is open.
     if (open.empty()) return out;
   }
-  for (uint32_t i : open) out[i] = index_fold(w[i], i);
+  for (uint32_t i : open) out[i] = mix::fold(w[i], i);
   return out;
 }
 
@@ -195,6 +170,7 @@ void WitnessFinder::add_context(uint64_t index, uint64_t hash) {
 void WitnessFinder::begin_count(uint64_t total_lines) {
   total_ = total_lines;
   seen_ = 0;
+  counted_ = 0;
   const size_t c = chosen_.size();
   tally_.assign(c * kRadii, 0);
   fold_.assign(c, 0);
@@ -202,16 +178,16 @@ void WitnessFinder::begin_count(uint64_t total_lines) {
     // Positions never fed (before line 0, past the last line) kept kEdge: the window is
     // exactly what all_witnesses sees for this line.
     const uint64_t* at = &near_[k * kWidth + kMaxRadius];
-    uint64_t w = witness_mix(at[0], 0, 0, 0);
+    uint64_t w = mix::mix(at[0], 0, 0, 0);
     for (int r = 1; r <= kMaxRadius; ++r) {
-      w = witness_mix(w, at[-r], at[r], r);
+      w = mix::mix(w, at[-r], at[r], r);
       if (r < kMinRadius) continue;
       uint32_t key = static_cast<uint32_t>(r) << 24 | value_of(w);
       auto [it, added] = tally_of_.try_emplace(key, static_cast<uint32_t>(tallies_.size()));
       if (added) tallies_.push_back({key, 0});
       tally_[k * kRadii + static_cast<size_t>(r - kMinRadius)] = it->second;
     }
-    fold_[k] = index_fold(w, chosen_[k]);
+    fold_[k] = mix::fold(w, chosen_[k]);
   }
   near_.clear();
   near_.shrink_to_fit();
@@ -235,29 +211,28 @@ void WitnessFinder::count(uint64_t hash) {
   ring_[seen_ & kRingMask] = hash;
   ++seen_;
   if (tallies_.empty()) return;  // nothing chosen: nothing to count
-  // Line seen_ - 1 completes the window of the line kMaxRadius before it.
-  if (seen_ > kMaxRadius) count_center(seen_ - 1 - kMaxRadius);
-  if (seen_ == total_) {
-    // The last lines' windows run past the end; their right neighbours are kEdge.
-    uint64_t from = total_ > kMaxRadius ? total_ - kMaxRadius : 0;
-    for (uint64_t center = from; center < total_; ++center) count_center(center);
-  }
+  // Line seen_ - 1 completes the window of the line kMaxRadius before it; such lines are
+  // counted kLanes at a time (mix::chains).
+  while (seen_ > kMaxRadius && seen_ - kMaxRadius - counted_ >= kLanes) count_centers<kLanes>();
+  // The last lines' windows run past the end: their right neighbours are kEdge.
+  if (seen_ == total_)
+    while (counted_ < total_) count_centers<1>();
 }
 
-void WitnessFinder::count_center(uint64_t center) {
-  uint64_t w = witness_mix(ring_[center & kRingMask], 0, 0, 0);
-  for (int r = 1; r <= kMaxRadius; ++r) {
-    const auto ur = static_cast<uint64_t>(r);
-    uint64_t left = center >= ur ? ring_[(center - ur) & kRingMask] : kEdge;
-    uint64_t right = center + ur < total_ ? ring_[(center + ur) & kRingMask] : kEdge;
-    w = witness_mix(w, left, right, r);
-    if (r < kMinRadius) continue;
-    uint32_t v = value_of(w);
-    uint32_t b = v & filter_mask_;
-    if (!(filter_[b >> 6] >> (b & 63) & 1)) continue;
-    auto it = tally_of_.find(static_cast<uint32_t>(r) << 24 | v);
-    if (it != tally_of_.end() && tallies_[it->second].count < 2) ++tallies_[it->second].count;
-  }
+template <int L>
+void WitnessFinder::count_centers() {
+  uint32_t values[L][kRadii], folds[L];
+  mix::chains<L, false>(
+      counted_, total_, [&](uint64_t i) { return ring_[i & kRingMask]; }, values, folds);
+  for (int l = 0; l < L; ++l)
+    for (int k = 0; k < kRadii; ++k) {
+      const uint32_t v = values[l][k];
+      const uint32_t b = v & filter_mask_;
+      if (!(filter_[b >> 6] >> (b & 63) & 1)) continue;
+      auto it = tally_of_.find(static_cast<uint32_t>(k + kMinRadius) << 24 | v);
+      if (it != tally_of_.end() && tallies_[it->second].count < 2) ++tallies_[it->second].count;
+    }
+  counted_ += L;
 }
 
 uint32_t WitnessFinder::result(uint64_t index) const {

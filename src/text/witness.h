@@ -45,6 +45,8 @@ uint64_t line_hash_read(
     const std::function<long long(char* buf, size_t len, uint64_t offset)>& read, uint64_t offset,
     uint64_t length);
 uint64_t witness_mix(uint64_t acc, uint64_t left, uint64_t right, int64_t r);
+// kEdge of the definition above.
+inline constexpr uint64_t kWitnessEdge = 0x7461636b65646765;  // "tackedge"
 std::string witness_text(uint32_t value);  // "h" + 6 lowercase hex digits
 // Parses "h" + 6 hex digits; false otherwise.
 bool parse_witness(std::string_view text, uint32_t& value);
@@ -71,7 +73,8 @@ class WitnessFinder {
  private:
   static constexpr int kWidth = 2 * kMaxRadius + 1;           // a window: offsets -R..R
   static constexpr int kRadii = kMaxRadius - kMinRadius + 1;  // radii that can settle a line
-  static constexpr uint64_t kRingMask = 63;                   // ring size 64 >= kWidth
+  static constexpr uint64_t kRingMask = 63;                   // ring size 64 >= kWidth + kLanes
+  static constexpr int kLanes = 4;                            // lines counted side by side
 
   std::vector<uint64_t> chosen_;  // ascending, distinct
   size_t cursor_ = 0;             // pass 1: first chosen line whose window is not yet behind
@@ -88,7 +91,9 @@ class WitnessFinder {
   uint32_t filter_mask_ = 0;
   std::array<uint64_t, kRingMask + 1> ring_{};  // pass 2: the last hashes, by index & mask
   uint64_t total_ = 0, seen_ = 0;
-  void count_center(uint64_t center);
+  uint64_t counted_ = 0;  // pass 2: the lines whose window has been counted
+  template <int L>
+  void count_centers();  // the next L lines' windows
 };
 
 }  // namespace text

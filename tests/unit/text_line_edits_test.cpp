@@ -2,11 +2,11 @@
 // line a stale witness most likely named, and line edits applied in the file's line endings.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
 #include "text/line_edits.h"
-#include "text/witness.h"
 
 namespace {
 
@@ -35,15 +35,41 @@ TEST(TextLineEdits, ApplyReplacesDeletesAndInsertsInTheFilesEndings) {
             "2\r\n2b\r\n2\n2b\n");
 }
 
-TEST(TextLineEdits, NearestWitnessFollowsALineThatMoved) {
-  std::vector<uint64_t> hashes;
-  for (int i = 0; i < 40; ++i) hashes.push_back(text::line_hash("line " + std::to_string(i)));
-  const std::vector<uint32_t> w = text::all_witnesses(hashes);
-  for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(text::nearest_witness(hashes, w[i]), int64_t(i));
-  // A line inserted beyond line 20's window: its witness now names line 21.
-  hashes.insert(hashes.begin() + 10, text::line_hash("inserted"));
-  EXPECT_EQ(text::nearest_witness(hashes, w[20]), 21);
-  EXPECT_EQ(text::nearest_witness({}, 123), -1);
+// The cuts applied as the text streams past, in chunks of every size, give what cutting the
+// whole text gives; a cut may span chunks, start or end on a chunk's edge, or be the text.
+TEST(TextLineEdits, CutSplicerMatchesCuttingTheWholeText) {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 2000; ++round) {
+    const size_t n = 1 + rng() % 60;
+    std::string in;
+    for (size_t i = 0; i < n; ++i) in += static_cast<char>('a' + rng() % 26);
+    std::vector<text::Cut> cuts;
+    for (uint64_t at = rng() % 4; at < n;) {
+      const uint64_t len = 1 + rng() % std::min<uint64_t>(8, n - at);
+      cuts.push_back({at, at + len, std::string(rng() % 4, 'X') + std::to_string(round % 7)});
+      at += len + rng() % 6;
+    }
+    std::string want;
+    uint64_t pos = 0;
+    for (const text::Cut& c : cuts) {
+      want += in.substr(pos, c.start - pos) + c.bytes;
+      pos = c.end;
+    }
+    want += in.substr(pos);
+    text::CutSplicer splicer(cuts);
+    std::string got;
+    const size_t chunk = 1 + rng() % 9;
+    for (size_t at = 0; at <= n; at += chunk)
+      splicer.feed(std::string_view(in).substr(std::min(at, n), chunk), std::min(at, n),
+                   [&](std::string_view piece) { got += piece; });
+    ASSERT_EQ(got, want) << "round " << round;
+    ASSERT_TRUE(splicer.done());
+  }
+  std::vector<text::Cut> whole = {{0, 3, "new"}};
+  text::CutSplicer all(whole);
+  std::string got;
+  all.feed("old", 0, [&](std::string_view p) { got += p; });
+  EXPECT_EQ(got, "new");
 }
 
 }  // namespace

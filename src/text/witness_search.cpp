@@ -1,0 +1,212 @@
+// witness_search.cpp — see witness_search.h.
+#include "text/witness_search.h"
+
+#include <algorithm>
+
+#include "text/witness_mix.h"
+
+namespace text {
+
+WitnessSearch::WitnessSearch(const std::vector<uint32_t>& wanted, uint64_t around)
+    : around_(std::min<uint64_t>(around, 16)) {
+  std::vector<uint32_t> values;
+  for (uint32_t v : wanted) values.push_back(v & mix::kValueMask);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  for (uint32_t v : values) {
+    wanted_.emplace_back();
+    wanted_.back().value = v;
+  }
+  // A bit per value some edit asks for, so that almost every line's value is dismissed with
+  // one load from a table that stays in cache (as in WitnessFinder): about 64 bits a value.
+  size_t bits = 4096;
+  while (bits < (size_t{1} << 24) && bits < wanted_.size() * 64) bits <<= 1;
+  filter_.assign(bits / 64, 0);
+  filter_mask_ = static_cast<uint32_t>(bits - 1);
+  for (const Wanted& w : wanted_) {
+    const uint32_t b = w.value & filter_mask_;
+    filter_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
+  // The lines near line 0: where a witness that names nothing is shown to point.
+  capture_until_ = around_ + kMaxRadius;
+}
+
+WitnessSearch::Wanted* WitnessSearch::find(uint32_t value) {
+  auto it = std::lower_bound(wanted_.begin(), wanted_.end(), value,
+                             [](const Wanted& w, uint32_t v) { return w.value < v; });
+  return it != wanted_.end() && it->value == value ? &*it : nullptr;
+}
+
+const WitnessSearch::Wanted* WitnessSearch::find(uint32_t value) const {
+  return const_cast<WitnessSearch*>(this)->find(value);
+}
+
+void WitnessSearch::add(uint64_t hash, uint64_t start) {
+  const uint64_t j = n_++;
+  ring_[j % kRing] = {hash, start};
+  if (j <= capture_until_) capture(j);
+  // Line j completes the window of the line kMaxRadius before it; such lines are taken
+  // kLanes at a time (mix::chains).
+  while (n_ > kMaxRadius && n_ - kMaxRadius - centered_ >= kLanes) centers<kLanes>();
+}
+
+void WitnessSearch::end_first(uint64_t end) {
+  total_ = n_;
+  end_ = end;
+  // The last lines' windows run past the end: their right neighbours are the edge.
+  while (centered_ < total_) centers<1>();
+  start_finder(candidates_);
+}
+
+void WitnessSearch::start_finder(std::vector<uint64_t> chosen) {
+  finder_.emplace(std::move(chosen));
+  for (const Captured& c : captured_) finder_->add_context(c.line, c.hash);
+  finder_->begin_count(total_);
+}
+
+void WitnessSearch::around(const std::vector<uint64_t>& centers) {
+  std::vector<uint64_t> chosen;
+  for (uint64_t c : centers)
+    for (uint64_t i = c > around_ ? c - around_ : 0; i <= c + around_ && i < total_; ++i)
+      chosen.push_back(i);
+  start_finder(std::move(chosen));
+}
+
+void WitnessSearch::capture(uint64_t line) {
+  if (captured_.empty() || captured_.back().line < line)
+    captured_.push_back({line, ring_[line % kRing].first, ring_[line % kRing].second});
+}
+
+const WitnessSearch::Captured* WitnessSearch::captured(uint64_t line) const {
+  auto it = std::lower_bound(captured_.begin(), captured_.end(), line,
+                             [](const Captured& c, uint64_t l) { return c.line < l; });
+  return it != captured_.end() && it->line == line ? &*it : nullptr;
+}
+
+template <int L>
+void WitnessSearch::centers() {
+  uint32_t values[L][kRadii], folds[L];
+  mix::chains<L, true>(
+      centered_, n_, [&](uint64_t i) { return ring_[i % kRing].first; }, values, folds);
+  for (int l = 0; l < L; ++l)
+    std::copy(values[l], values[l] + kRadii,
+              values_[(centered_ + static_cast<uint64_t>(l)) % kRing].begin());
+  const uint64_t last = centered_ + L - 1;  // the last line whose values are in the ring
+  for (int l = 0; l < L; ++l) {
+    const uint64_t c = centered_ + static_cast<uint64_t>(l);
+    for (int k = 0; k < kRadii; ++k) {
+      const uint32_t v = values[l][k];
+      const uint32_t b = v & filter_mask_;
+      if (!(filter_[b >> 6] >> (b & 63) & 1)) continue;
+      Wanted* want = find(v);
+      if (!want) continue;
+      if (want->count[k] == 0) {
+        want->first[k] = c;
+        want->shared[k] = shared_below(c, k, last);
+        keep(c);
+      }
+      if (want->count[k] < 2) ++want->count[k];
+    }
+    const uint32_t f = folds[l];
+    const uint32_t b = f & filter_mask_;
+    if (!(filter_[b >> 6] >> (b & 63) & 1)) continue;
+    if (Wanted* want = find(f)) {
+      want->folds.push_back(c);
+      want->folds_shared.push_back(shared_below(c, kRadii, last));
+      keep(c);
+    }
+  }
+  centered_ += L;
+}
+
+void WitnessSearch::keep(uint64_t c) {
+  if (!candidates_.empty() && candidates_.back() == c) return;  // kept already, at another radius
+  candidates_.push_back(c);
+  // The lines around it, and their windows, which reach kMaxRadius further: what is still in
+  // the ring now, the rest as it comes.
+  const uint64_t reach = around_ + kMaxRadius;
+  for (uint64_t i = c > reach ? c - reach : 0; i < n_; ++i) capture(i);
+  capture_until_ = std::max(capture_until_, c + reach);
+}
+
+// Whether line c's values at the radii below kMinRadius + radii are each held by another of
+// the lines up to `last` whose values are still in the ring (then none of them is unique: c
+// is not settled below). Cheap, and only ever asked of a candidate.
+bool WitnessSearch::shared_below(uint64_t c, int radii, uint64_t last) const {
+  const uint64_t from = last >= kRing ? last - kRing + 1 : 0;
+  const auto& mine = values_[c % kRing];
+  for (int k = 0; k < radii; ++k) {
+    bool seen = false;
+    for (uint64_t j = from; j <= last && !seen; ++j)
+      seen = j != c && values_[j % kRing][k] == mine[k];
+    if (!seen) return false;
+  }
+  return true;
+}
+
+std::optional<uint64_t> WitnessSearch::likely(uint32_t value) const {
+  const Wanted* w = find(value);
+  if (!w) return std::nullopt;
+  // A line pass 1 saw must be named by the value, if any.
+  for (size_t k = 0; k < kRadii; ++k)
+    if (w->count[k] == 1 && w->shared[k]) return w->first[k];
+  for (size_t i = 0; i < w->folds.size(); ++i)
+    if (w->folds_shared[i]) return w->folds[i];
+  for (size_t k = 0; k < kRadii; ++k)
+    if (w->count[k] == 1) return w->first[k];
+  if (w->folds.size() == 1) return w->folds[0];
+  return std::nullopt;
+}
+
+std::pair<uint64_t, uint64_t> WitnessSearch::extent(uint64_t line) const {
+  auto start = [&](uint64_t i) {
+    const Captured* c = i < total_ ? captured(i) : nullptr;
+    return c ? c->start : end_;
+  };
+  return {start(line), start(line + 1)};
+}
+
+std::optional<std::vector<uint64_t>> WitnessSearch::known(uint32_t value) const {
+  std::vector<uint64_t> out;
+  const Wanted* w = find(value);
+  if (!w) return out;
+  for (size_t k = 0; k < kRadii; ++k) {
+    if (w->count[k] != 1) continue;
+    if (!w->shared[k]) return std::nullopt;
+    out.push_back(w->first[k]);
+  }
+  for (size_t i = 0; i < w->folds.size(); ++i) {
+    if (!w->folds_shared[i]) return std::nullopt;
+    out.push_back(w->folds[i]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<uint64_t> WitnessSearch::hits(uint32_t value) const {
+  if (auto sure = known(value)) return *sure;
+  std::vector<uint64_t> out;
+  const Wanted* w = find(value);
+  if (!w) return out;
+  std::vector<uint64_t> candidates = w->folds;
+  for (size_t k = 0; k < kRadii; ++k)
+    if (w->count[k] == 1) candidates.push_back(w->first[k]);
+  for (uint64_t c : candidates)
+    if (witness(c) == value) out.push_back(c);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int64_t WitnessSearch::nearest(uint32_t value) const {
+  const Wanted* w = find(value);
+  int64_t best = -1;
+  if (!w) return best;
+  for (size_t k = 0; k < kRadii; ++k)
+    if (w->count[k] > 0 && (best < 0 || w->first[k] < static_cast<uint64_t>(best)))
+      best = static_cast<int64_t>(w->first[k]);
+  return best;
+}
+
+}  // namespace text
