@@ -107,19 +107,8 @@ os::Result<Rewritten> rewrite_lines(int fd, const std::string& path, const EditS
                                     text::WitnessSearch* search, const std::vector<text::Cut>* cuts,
                                     os::TempFile* tmp) {
   Check check;
-  os::Sha hash;
-  text::EolTally eols;
-  std::string head;  // the first bytes written: whether the new file has a BOM
-  Rewritten out;
-  std::optional<contract::Error> write_error;
-  auto emit = [&](std::string_view piece) {
-    if (piece.empty() || write_error) return;
-    hash.update(piece);
-    eols.add(piece);
-    if (head.size() < 3) head += piece.substr(0, 3 - head.size());
-    out.size += piece.size();
-    if (tmp) write_error = tmp->write(piece);
-  };
+  RewriteSink sink(tmp);
+  auto emit = [&](std::string_view piece) { sink(piece); };
   std::optional<text::CutSplicer> splicer;
   if (cuts) splicer.emplace(*cuts);
   auto walked = walk(
@@ -131,16 +120,11 @@ os::Result<Rewritten> rewrite_lines(int fd, const std::string& path, const EditS
       },
       [&](uint64_t h, uint64_t) { search->count(h); });
   if (auto* e = std::get_if<contract::Error>(&walked)) return std::move(*e);
-  if (write_error) return std::move(*write_error);
+  if (sink.error()) return std::move(*sink.error());
   if (!first.check || check.digest() != first.check || std::get<uint64_t>(walked) != first.total ||
       (splicer && !splicer->done()))
     return changed_meanwhile(path);
-  if (cuts) {
-    out.sha256 = hash.hex();
-    out.eol = eols.result();
-    out.bom = text::has_bom(head);
-  }
-  return out;
+  return cuts ? sink.result() : Rewritten{};
 }
 
 }  // namespace writer

@@ -143,22 +143,11 @@ os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& fi
   mem::Bytes win;
   if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
   Check check;
-  os::Sha hash;
-  text::EolTally eols;
-  std::string head;  // the first bytes written: whether the new file has a BOM
-  Rewritten out;
-  std::optional<contract::Error> write_error;
-  auto emit = [&](std::string_view piece) {
-    if (piece.empty() || write_error) return;
-    hash.update(piece);
-    eols.add(piece);
-    if (head.size() < 3) head += piece.substr(0, 3 - head.size());
-    out.size += piece.size();
-    if (tmp) write_error = tmp->write(piece);
-  };
+  RewriteSink sink(tmp);
+  auto emit = [&](std::string_view piece) { sink(piece); };
   text::Splicer splicer(at, old_len, new_raw);
   uint64_t pos = 0;
-  for (bool eof = false; !eof && !write_error;) {
+  for (bool eof = false; !eof && !sink.error();) {
     long long n = os::pread_full(fd, win.data(), window, pos);
     if (n < 0) return os::errno_error(static_cast<int>(-n), path, "read");
     const std::string_view chunk(win.data(), static_cast<size_t>(n));
@@ -167,13 +156,10 @@ os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& fi
     splicer.feed(chunk, pos, emit);
     pos += static_cast<uint64_t>(n);
   }
-  if (write_error) return std::move(*write_error);
+  if (sink.error()) return std::move(*sink.error());
   if (!first.check || check.digest() != first.check || !splicer.done() || pos != first.total)
     return changed_meanwhile(path);
-  out.sha256 = hash.hex();
-  out.eol = eols.result();
-  out.bom = text::has_bom(head);
-  return out;
+  return sink.result();
 }
 
 }  // namespace writer

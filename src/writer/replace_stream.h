@@ -19,6 +19,7 @@
 
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
+#include "os/hash.h"
 #include "os/place.h"
 #include "os/temp_file.h"
 #include "os/whole_file.h"
@@ -90,6 +91,38 @@ struct Rewritten {
   uint64_t size = 0;
   text::Eol eol = text::Eol::None;
   bool bom = false;
+};
+
+// The new bytes of a streamed rewrite as they are made: hashed, their line endings and BOM
+// noted, written to the temporary file (none for a dry run); the first write error stops the
+// writing and is kept.
+class RewriteSink {
+ public:
+  explicit RewriteSink(os::TempFile* tmp) : tmp_(tmp) {}
+  void operator()(std::string_view piece) {
+    if (piece.empty() || error_) return;
+    hash_.update(piece);
+    eols_.add(piece);
+    if (head_.size() < 3) head_ += piece.substr(0, 3 - head_.size());
+    out_.size += piece.size();
+    if (tmp_) error_ = tmp_->write(piece);
+  }
+  std::optional<contract::Error>& error() { return error_; }
+  // What was written, once it is all there.
+  Rewritten result() {
+    out_.sha256 = hash_.hex();
+    out_.eol = eols_.result();
+    out_.bom = text::has_bom(head_);
+    return out_;
+  }
+
+ private:
+  os::TempFile* tmp_;
+  os::Sha hash_;
+  text::EolTally eols_;
+  std::string head_;  // the first bytes written: whether the new file has a BOM
+  Rewritten out_;
+  std::optional<contract::Error> error_;
 };
 os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& first,
                               const std::vector<text::Found>& at, size_t old_len,

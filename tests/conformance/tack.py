@@ -715,3 +715,50 @@ def run_sink(argv: list, sink: str, env: dict | None = None, cwd=None,
             p.stderr.close()
         return p.returncode, b"".join(chunks), err
     raise ValueError(sink)
+
+
+# --- a writer that takes no lock -----------------------------------------------------------------
+
+def race_under(path: str, positions: list[int], call, rounds: int = 4, reset=None):
+    """Runs `call()` `rounds` times while another writer, ignoring tack's lock, keeps writing a
+    'Z' at `positions` of whatever file is at `path` (reopened each time: it follows the name).
+    `reset()` puts the original back after each round. Returns each round's result with the
+    file as it was after it, the racy bytes zeroed (masked) so it can be compared."""
+    import threading
+    import time
+
+    stop = threading.Event()
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            with open(path, "r+b") as f:
+                f.seek(positions[i % len(positions)])
+                f.write(b"Z")
+            i += 1
+            time.sleep(0.0002)
+
+    out = []
+    for _ in range(rounds):
+        t = threading.Thread(target=writer)
+        t.start()
+        try:
+            r = call()
+        finally:
+            stop.set()
+            t.join()
+            stop.clear()
+        with open(path, "rb") as f:
+            out.append((r, masked(f.read(), positions)))
+        if reset:
+            reset()
+    return out
+
+
+def masked(b: bytes, positions: list[int]) -> bytes:
+    """`b` with the bytes at `positions` zeroed: what a racing writer may have touched."""
+    b = bytearray(b)
+    for pos in positions:
+        if pos < len(b):
+            b[pos] = 0
+    return bytes(b)

@@ -9,8 +9,6 @@ import hashlib
 import json
 import os
 import subprocess
-import threading
-import time
 
 import pytest
 
@@ -148,37 +146,13 @@ def test_a_writer_ignoring_the_lock_gets_a_refusal_or_a_consistent_file(tree):
     racy = [p + (content[p] == ord("\n")) for p in range(7, 12 * MiB, 4096)]
     tree.write("race.txt", content)
     edits = [{"witness": witness(tree, "race.txt", n), "lines": ["raced"]}]
-    stop = threading.Event()
-
-    def writer():
-        i = 0
-        while not stop.is_set():
-            with open(tree.p("race.txt"), "r+b") as f:  # reopened: it follows the name
-                f.seek(racy[i % len(racy)])
-                f.write(b"Z")
-            i += 1
-            time.sleep(0.0002)
-
-    def masked(b):
-        b = bytearray(b)
-        for pos in racy:
-            b[pos] = 0
-        return bytes(b)
-
-    want = masked(joined(lines[:n - 1] + [b"raced"] + lines[n:]))
-    for _ in range(4):
-        t = threading.Thread(target=writer)
-        t.start()
-        try:
-            r = ed(tree, "race.txt", edits)
-        finally:
-            stop.set()
-            t.join()
-            stop.clear()
+    want = tack.masked(joined(lines[:n - 1] + [b"raced"] + lines[n:]), racy)
+    rounds = tack.race_under(tree.p("race.txt"), racy, lambda: ed(tree, "race.txt", edits),
+                             reset=lambda: tree.write("race.txt", content))
+    for r, after in rounds:
         assert r.rules in ([], ["io.read-failed"]), r
         if r.exit == 0:
-            assert masked(read(tree, "race.txt")) == want
-        tree.write("race.txt", content)
+            assert after == want
     assert not litter(tree)
 
 

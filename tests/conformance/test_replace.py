@@ -7,8 +7,6 @@ import json
 import os
 import stat
 import subprocess
-import threading
-import time
 
 import pytest
 
@@ -461,38 +459,16 @@ def test_a_writer_ignoring_the_lock_gets_a_refusal_or_a_consistent_file(tree):
     content = _filler(32 * MiB).replace(b"some", b"ZZZZ", 2000)
     racy = [4096 * i + 7 for i in range(5000)]
     tree.write("race.txt", content)
-    stop = threading.Event()
-
-    def writer():
-        i = 0
-        while not stop.is_set():
-            with open(tree.p("race.txt"), "r+b") as f:  # reopened: it follows the name
-                f.seek(racy[i % len(racy)])
-                f.write(b"Z")
-            i += 1
-            time.sleep(0.0002)
-
-    def masked(b):
-        b = bytearray(b)
-        for pos in racy:
-            b[pos] = 0
-        return bytes(b)
-
-    want = masked(content.replace(b"Z", b"Y"))
-    for _ in range(4):
-        t = threading.Thread(target=writer)
-        t.start()
-        try:
-            r = rep(tree, "--max-bytes", str(64 * MiB), "--all", "--old", "Z", "--new", "Y",
-                    "race.txt")
-        finally:
-            stop.set()
-            t.join()
-            stop.clear()
+    want = tack.masked(content.replace(b"Z", b"Y"), racy)
+    rounds = tack.race_under(
+        tree.p("race.txt"), racy,
+        lambda: rep(tree, "--max-bytes", str(64 * MiB), "--all", "--old", "Z", "--new", "Y",
+                    "race.txt"),
+        reset=lambda: tree.write("race.txt", content))
+    for r, after in rounds:
         assert r.rules in ([], ["io.read-failed"]), r
         if r.exit == 0:
-            assert masked(read(tree, "race.txt")) == want
-        tree.write("race.txt", content)
+            assert after == want
     assert not [n for n in os.listdir(tree.root) if b"tack-tmp" in os.fsencode(n)]
 
 
