@@ -1,6 +1,9 @@
 // edit_stream.cpp — see edit_stream.h.
 #include "writer/edit_stream.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "mem/big_alloc.h"
@@ -17,14 +20,19 @@ namespace {
 // costs less than holding it.
 constexpr size_t kCarry = 256 * 1024;
 
-// Reads fd from offset 0 to its end in windows of kWindow: chunk(piece, pos) for each window,
-// which answers whether lines are still wanted; while they are (and `lines` asked for them),
-// line(hash, start) for each line, hashed as text::line_hash hashes it. The total read, or
-// the read's error.
+// Reads fd from offset 0 to its end in windows of kWindow (or the file's size, when smaller):
+// chunk(piece, pos) for each window, which answers whether lines are still wanted; while they
+// are (and `lines` asked for them), line(hash, start) for each line, hashed as text::line_hash
+// hashes it. The total read, or the read's error.
 template <class Chunk, class Line>
 os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& chunk, Line&& line) {
+  // A window no larger than the file (a whole one is a huge page to fault in, which a one-line
+  // file should not pay); the last read still finds the end wherever it is.
+  struct stat st {};
+  const uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  const size_t window = static_cast<size_t>(std::min<uint64_t>(kWindow, size + 1));
   mem::Bytes win;
-  if (!win.reserve(kWindow)) return os::errno_error(ENOMEM, path, "read");
+  if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
   const auto read_back = [fd](char* buf, size_t len, uint64_t off) {
     return os::pread_full(fd, buf, len, off);
   };
@@ -48,10 +56,10 @@ os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& c
   };
   uint64_t pos = 0;
   for (bool eof = false; !eof;) {
-    const long long n = os::pread_full(fd, win.data(), kWindow, pos);
+    const long long n = os::pread_full(fd, win.data(), window, pos);
     if (n < 0) return os::errno_error(static_cast<int>(-n), path, "read");
     const std::string_view piece(win.data(), static_cast<size_t>(n));
-    eof = static_cast<size_t>(n) < kWindow;
+    eof = static_cast<size_t>(n) < window;
     lines = chunk(piece, pos) && lines;
     if (lines) {
       size_t i = 0;
