@@ -70,11 +70,18 @@ done
 
 # Each tool's own section: bench/<tool>.sh, given the bin directory. (fuzz_long.sh is not a
 # benchmark: an hour of fuzzing, run on its own.)
+# A section that fails is named in the report, and the others still run.
+failed=""
 for t in seek list digest jsonq tally write run_tool mcp lookups; do
   echo
-  bash "$here/$t.sh" "$bin"
+  if ! bash "$here/$t.sh" "$bin"; then
+    echo "$t: FAILED"
+    failed+=" $t"
+    record_value "sections that failed" "bench/$t.sh" failed "" "runs to its end" no "bash bench/$t.sh"
+  fi
 done
 
 python3 "$here/report.py" write "$TACK_BENCH_ROWS" "$report"
 echo
 echo "report: $report"
+[ -z "$failed" ] || { echo "failed:$failed" >&2; exit 1; }
