@@ -45,9 +45,14 @@ row() {
   local tb sb
   tb=$( (bash -c "$tack_calls" 2>/dev/null || true) | wc -c)
   sb=$( (bash -c "$shell_calls" 2>/dev/null || true) | wc -c)
+  local tn sn
+  tn=$(grep -c . <<< "$tack_calls")
+  sn=$(grep -c . <<< "$shell_calls")
   printf '%s\n  tack  (%d call): %s\n        %d bytes\n  shell (%d call): %s\n        %d bytes\n' \
-    "$task" "$(grep -c . <<< "$tack_calls")" "$tack_calls" "$tb" \
-    "$(grep -c . <<< "$shell_calls")" "$shell_calls" "$sb"
+    "$task" "$tn" "$tack_calls" "$tb" "$sn" "$shell_calls" "$sb"
+  record_value "what an agent's lookups cost: calls and bytes read, tack / shell" "$task" \
+    "$tn call, $tb B / $sn call, $sb B" "" "no more calls than the shell" \
+    "$([ "$tn" -le "$sn" ] && echo yes || echo no)" "$tack_calls"
 }
 export PATH="$bin:$PATH"
 
@@ -76,4 +81,9 @@ row "find a definition" \
     "seek --regex --format text '^static int buf_copy_all' src/mod00" \
     "grep -rn '^static int buf_copy_all' src/mod00"
 echo
-echo "skills an agent reads: $(for t in peek seek list digest jsonq tally skills write replace edit move run; do "$bin/$t" skill; done | wc -c) bytes for twelve tools, $("$bin/peek" skill contract | wc -c) for the contract"
+skills=$(for t in peek seek list digest jsonq tally skills write replace edit move run; do "$bin/$t" skill; done | wc -c)
+contract=$("$bin/peek" skill contract | wc -c)
+echo "skills an agent reads: $skills bytes for twelve tools, $contract for the contract"
+record_value "what an agent's lookups cost: calls and bytes read, tack / shell" \
+  "the skills an agent reads: twelve tools + the contract" "$((skills + contract))" B "<= 16384 B" \
+  "$([ $((skills + contract)) -le 16384 ] && echo yes || echo no)" "TOOL skill; peek skill contract"

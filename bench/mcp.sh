@@ -8,4 +8,15 @@ bin=$(cd "${1:-build/bin}" && pwd)
 command -v node >/dev/null || { echo "mcp: node is not installed; skipped"; exit 0; }
 (cd "$here/mcp" && npm ci --no-audit --no-fund --silent)
 echo "== tack-mcp vs @modelcontextprotocol/server-filesystem, same SDK client, interleaved calls"
-node "$here/mcp/compare.mjs" "$bin/tack-mcp" "${TACK_MCP_RUNS:-300}"
+times=$(mktemp -d /var/tmp/tack-bench-mcp.XXXXXX)
+trap 'rm -rf "$times"' EXIT
+TACK_MCP_TIMES=$times node "$here/mcp/compare.mjs" "$bin/tack-mcp" "${TACK_MCP_RUNS:-300}"
+if [ -n "${TACK_BENCH_ROWS:-}" ]; then
+  section="tack-mcp vs the reference filesystem server, per call (goal <= 1.0x)"
+  for f in "$times"/*.times.json; do
+    python3 "$here/report.py" row "$f" "$TACK_BENCH_ROWS" "$section" "$(basename "$f" .times.json)" 1.0
+  done
+  python3 "$here/report.py" value "$TACK_BENCH_ROWS" "$section" \
+    "bytes sent for the read of 100 lines: text + structured, tack-mcp / filesystem" \
+    "$(cat "$times/bytes.txt")" B - - "bench/mcp/compare.mjs"
+fi

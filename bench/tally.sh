@@ -28,23 +28,27 @@ diff <("$bin/tally" -f 2 -d , --top 100000 --format text lines.csv) \
 echo "== field 2 of 2M lines: tally vs cut -d, -f2 | sort | uniq -c | sort -rn (goal <= 0.25x)"
 read -r t_t t_p <<< "$(timings 1 5 "$bin/tally -f 2 -d , lines.csv" \
   "sh -c 'cut -d, -f2 lines.csv | sort | uniq -c | sort -rn'")"
+record "tally (goal <= 0.25x the pipeline)" "field 2 of 2M lines vs cut | sort | uniq -c | sort -rn" 0.25
 echo "tally $(ms "$t_t")  pipeline $(ms "$t_p")  ratio $(ratio "$t_t" "$t_p")"
 echo
 
 echo "== whole lines (2M, 20,000 distinct): tally vs sort | uniq -c | sort -rn"
 read -r t_t t_p <<< "$(timings 1 5 "$bin/tally keys.txt" "sh -c 'sort keys.txt | uniq -c | sort -rn'")"
+record "tally (goal <= 0.25x the pipeline)" "whole lines, 2M of 20,000 distinct, vs sort | uniq -c | sort -rn" -
 echo "tally $(ms "$t_t")  pipeline $(ms "$t_p")  ratio $(ratio "$t_t" "$t_p")"
 echo
 
 echo "== 2M distinct lines (every line a key): tally vs sort | uniq -c | sort -rn"
 read -r t_t t_p <<< "$(timings 1 3 "$bin/tally --max-keys 10000000 lines.csv" \
   "sh -c 'sort lines.csv | uniq -c | sort -rn'")"
+record "tally (goal <= 0.25x the pipeline)" "2M distinct lines vs sort | uniq -c | sort -rn" -
 echo "tally $(ms "$t_t")  pipeline $(ms "$t_p")  ratio $(ratio "$t_t" "$t_p")"
 echo
 
 echo "== startup: tally on a one-line file vs /usr/bin/true (goal <= 1.5x)"
 echo "hello" > one.txt
 read -r t_t t_true <<< "$(timings 50 1000 "$bin/tally one.txt" "/usr/bin/true")"
+record "tally (goal <= 0.25x the pipeline)" "start-up on a one-line file vs /usr/bin/true (goal <= 1.5x)" 1.5
 echo "tally $(ms "$t_t")  true $(ms "$t_true")  ratio $(ratio "$t_t" "$t_true")"
 echo
 
@@ -61,8 +65,17 @@ for n in (1, 64, 256):
         for _ in range(n):
             f.write(block)
 PY
+first=""
 for n in 1 64 256; do
-  echo "f$n.csv ($n MiB): field $(peak_kib "$bin/tally" -f 2 -d , "f$n.csv")" \
-       " stdin $(peak_kib "$bin/tally" -f 2 -d , < "f$n.csv")"
+  kf=$(peak_kib "$bin/tally" -f 2 -d , "f$n.csv")
+  ks=$(peak_kib "$bin/tally" -f 2 -d , < "f$n.csv")
+  [ -n "$first" ] || first=$kf
+  echo "f$n.csv ($n MiB): field $kf  stdin $ks"
+  flat=$(python3 -c "print('yes' if max($kf, $ks) <= 1.5 * $first else 'no')")
+  record_value "tally: peak RSS (goal: flat, within 1.5x of 1 MiB)" "$n MiB, 5,000 distinct keys: file / stdin" \
+    "$kf / $ks" KiB "<= 1.5x the 1 MiB figure" "$flat" "tally -f 2 -d , f$n.csv (and < f$n.csv)"
 done
-echo "2M distinct keys (lines.csv, 77 MiB): $(peak_kib "$bin/tally" --max-keys 10000000 lines.csv)"
+kd=$(peak_kib "$bin/tally" --max-keys 10000000 lines.csv)
+echo "2M distinct keys (lines.csv, 77 MiB): $kd"
+record_value "tally: peak RSS (goal: flat, within 1.5x of 1 MiB)" "2M distinct keys, 77 MiB" "$kd" KiB \
+  "grows with the keys kept, by design" - "tally --max-keys 10000000 lines.csv"

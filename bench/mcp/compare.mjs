@@ -75,6 +75,14 @@ for (const [name, [a, b]] of Object.entries(ops)) {
     if (rb.isError) throw new Error(`filesystem ${name}: ${JSON.stringify(rb.content)}`);
   }
   console.log(`${name}: tack-mcp p50 ${p50(ta).toFixed(2)} ms  filesystem p50 ${p50(tb).toFixed(2)} ms  ratio ${(p50(ta) / p50(tb)).toFixed(2)}  (${runs} calls each)`);
+  // Every call's time, in seconds, as bench/report.py gathers a timing (when asked for).
+  if (process.env.TACK_MCP_TIMES) {
+    const file = path.join(process.env.TACK_MCP_TIMES, name.replace(/[^a-z0-9]+/g, "-") + ".times.json");
+    fs.writeFileSync(file, JSON.stringify([
+      { command: `tack-mcp: ${name}`, times: ta.map((x) => x / 1000) },
+      { command: `@modelcontextprotocol/server-filesystem: ${name}`, times: tb.map((x) => x / 1000) },
+    ]));
+  }
 }
 
 const size = (r) => ({
@@ -84,6 +92,9 @@ const size = (r) => ({
 const sa = size(await ops["read 100 lines"][0]());
 const sb = size(await ops["read 100 lines"][1]());
 console.log(`read 100 lines, bytes sent: tack-mcp text ${sa.text} + structured ${sa.structured}; filesystem text ${sb.text} + structured ${sb.structured}`);
+if (process.env.TACK_MCP_TIMES)
+  fs.writeFileSync(path.join(process.env.TACK_MCP_TIMES, "bytes.txt"),
+                   `${sa.text} + ${sa.structured} / ${sb.text} + ${sb.structured}`);
 await tack.close();
 await ref.close();
 fs.rmSync(root, { recursive: true, force: true });
