@@ -1,6 +1,8 @@
 // hash.cpp — streamed SHA-256/512 on libcrypto's SHA-2 functions (see hash.h).
 #include "os/hash.h"
 
+#include <algorithm>
+
 // SHA256_Init and its kin are marked deprecated in OpenSSL 3 in favour of EVP; they remain
 // its public API, on the same assembly, and are used here for EVP's set-up cost (hash.h).
 #define OPENSSL_SUPPRESS_DEPRECATED
@@ -75,14 +77,19 @@ Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint
   std::unique_ptr<char[]> buf;  // only once the content is not kept; never zero-filled
   while (true) {
     char* dst;
+    // What is read at a time: a chunk, or while keeping, what the string already holds room
+    // for (the size fstat gave, and one byte to see the end): resize() zero-fills what it
+    // adds, and a 42-byte file should not pay for clearing 256 KiB.
+    size_t want = kChunk;
     if (keeping) {
-      keep->resize(static_cast<size_t>(at) + kChunk);
+      if (keep->capacity() > at) want = std::min(kChunk, keep->capacity() - static_cast<size_t>(at));
+      keep->resize(static_cast<size_t>(at) + want);
       dst = keep->data() + at;
     } else {
       if (!buf) buf = std::make_unique_for_overwrite<char[]>(kChunk);
       dst = buf.get();
     }
-    long long n = pread_full(fd, dst, kChunk, at);
+    long long n = pread_full(fd, dst, want, at);
     if (n < 0) {
       if (keep) keep->clear();
       return errno_error(static_cast<int>(-n), shown, "read");
@@ -96,7 +103,7 @@ Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint
         std::string().swap(*keep);
       }
     }
-    if (static_cast<size_t>(n) < kChunk) break;
+    if (static_cast<size_t>(n) < want) break;
   }
   return Hashed{h.hex(), at, keeping};
 }
