@@ -22,8 +22,11 @@ echo
 
 echo "== 1. the whole tree: list vs find . (goal <= 1.0x)"
 read -r l f <<< "$(timings 2 "$runs" "$list --depth 64 --hidden ." "find .")"
-record "list (goal <= 1.0x the incumbent)" "the whole tree vs find" 1.0
+record "list (goal <= 1.0x the incumbent)" "the whole tree vs find (NDJSON: kind and depth too)" 1.0
 echo "list $(ms "$l")  find $(ms "$f")  ratio $(ratio "$l" "$f")"
+read -r l f <<< "$(timings 2 "$runs" "$list --depth 64 --hidden --format text ." "find .")"
+record "list (goal <= 1.0x the incumbent)" "the whole tree vs find, --format text (a path a line)" 1.0
+echo "list --format text $(ms "$l")  find $(ms "$f")  ratio $(ratio "$l" "$f")"
 echo
 
 echo "== 2. list --find vs fdfind | fzf --filter (goal <= 1.0x)"
