@@ -1,8 +1,6 @@
 // catalog.cpp — MCP tool entries from each tool's own description (see catalog.h).
 #include "mcp/catalog.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "contract/parse.h"
@@ -104,7 +102,6 @@ std::string skill_body(const std::string& skill) {
 
 std::optional<std::string> describe_tool(const std::string& bin, std::string_view introspect,
                                          std::string_view skill_text, ToolEntry& t) {
-  if (access(bin.c_str(), X_OK) != 0) return bin + " is not there to run";
   auto info = parse_json(std::string(introspect));
   if (!info || info->type() != Json::Type::Object) return bin + " introspect is not JSON";
   const Json& in = *info;

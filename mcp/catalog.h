@@ -44,8 +44,8 @@ struct ToolEntry {
 };
 
 // The entry of the tool at `bin` from what its `introspect` and `skill` print (taken at build
-// time: gen/mcp_catalog.py); an error message when the binary is not there to run or its
-// introspect is not what the server reads.
+// time: gen/mcp_catalog.py; the binary's presence is checked once, at start: built.h); an
+// error message when its introspect is not what the server reads.
 std::optional<std::string> describe_tool(const std::string& bin, std::string_view introspect,
                                          std::string_view skill, ToolEntry& out);
 

@@ -23,6 +23,7 @@
 #include "contract/context.h"
 #include "contract/json.h"
 #include "mcp/answer.h"
+#include "mcp/built.h"
 #include "mcp/catalog.h"
 #include "mcp/child.h"
 #include "mcp/json_in.h"
@@ -38,22 +39,19 @@ using contract::Json;
 constexpr const char* kVersions[] = {"2025-11-25", "2025-06-18"};  // the current, the previous
 constexpr size_t kMaxMessage = 8u << 20;                           // one message, in bytes
 
+// A line on standard error, "tack-mcp: TEXT" (standard output is the protocol's).
+void say(const std::string& text) {
+  const std::string m = "tack-mcp: " + text + "\n";
+  ssize_t ignored = ::write(2, m.data(), m.size());
+  (void)ignored;
+}
+
 struct Job {
   Json id;
   std::string key;  // id.dump(): the key of the cancel flags
   const ToolEntry* tool = nullptr;
   Json arguments;
   std::shared_ptr<std::atomic<bool>> cancel;
-};
-
-// What the build took from each tool (gen/mcp_catalog.py).
-struct Built {
-  const char* name;
-  bool writes, starts;
-  const char* introspect;
-  size_t introspect_size;
-  const char* skill;
-  size_t skill_size;
 };
 
 class Server {
@@ -128,24 +126,8 @@ void Server::reply_error(const Json& id, int code, const std::string& message) {
                      {"error", Json::object({{"code", code}, {"message", message}})}}));
 }
 
-namespace {
-constexpr Built kBuilt[] = {
-#include "mcp_catalog.inc"
-};
-}  // namespace
-
 const std::vector<ToolEntry>& Server::tools() {
-  std::call_once(tools_once_, [this] {
-    for (const Built* b : chosen_) {
-      ToolEntry t;
-      // The build made these from the tools themselves; one that does not read is a build
-      // that went wrong, and the tool is left out rather than described wrongly.
-      if (describe_tool(dir_ + "/" + b->name, {b->introspect, b->introspect_size},
-                        {b->skill, b->skill_size}, t))
-        continue;
-      tools_.push_back(std::move(t));
-    }
-  });
+  std::call_once(tools_once_, [this] { tools_ = describe_chosen(chosen_, dir_); });
   return tools_;
 }
 
@@ -490,31 +472,16 @@ int Server::run() {
     std::string self = real("/proc/self/exe");
     dir_ = self.substr(0, self.rfind('/'));
   }
-  for (auto& want : opt_.tools)
-    if (std::none_of(std::begin(kBuilt), std::end(kBuilt), [&](const Built& b) { return want == b.name; })) {
-      std::string m = "tack-mcp: args.bad-value: --tools names '" + want + "', which is not a tack tool\n";
-      ssize_t ignored = ::write(2, m.data(), m.size());
-      (void)ignored;
-      return 2;
-    }
-  for (const Built& b : kBuilt) {
-    if (!opt_.tools.empty() && std::find(opt_.tools.begin(), opt_.tools.end(), b.name) == opt_.tools.end()) continue;
-    const std::string bin = dir_ + "/" + b.name;
-    if (access(bin.c_str(), X_OK) != 0) {
-      std::string m = "tack-mcp: io.not-found: " + bin + " is not there to run\n";
-      ssize_t ignored = ::write(2, m.data(), m.size());
-      (void)ignored;
-      return 1;
-    }
-    if (opt_.read_only && (b.writes || b.starts)) continue;
-    chosen_.push_back(&b);
+  Chosen chosen = choose_tools(opt_, dir_);
+  if (chosen.exit != 0) {
+    say(chosen.error);
+    return chosen.exit;
   }
+  chosen_ = std::move(chosen.tools);
   contract_ = contract::contract_skill();
 
   if (auto failed = confine()) {
-    std::string m = "tack-mcp: " + *failed + "\n";
-    ssize_t ignored = ::write(2, m.data(), m.size());
-    (void)ignored;
+    say(*failed);
     return 1;
   }
 
@@ -581,9 +548,9 @@ int serve(int argc, char** argv) {
   Options o;
   std::string error;
   if (!parse_options(argc, argv, o, error)) {
-    std::string m = "tack-mcp: " + error + "\n" + kUsage;
-    ssize_t ignored = ::write(2, m.data(), m.size());
-    (void)ignored;
+    std::string usage = kUsage;
+    usage.pop_back();  // its last '\n': say() ends the line
+    say(error + "\n" + usage);
     return 2;
   }
   // SIGTERM, SIGINT or SIGHUP to the server ends every call it started, then the server.

@@ -1,9 +1,6 @@
 // edit_stream.cpp — see edit_stream.h.
 #include "writer/edit_stream.h"
 
-#include <sys/stat.h>
-
-#include <algorithm>
 #include <cstring>
 
 #include "mem/big_alloc.h"
@@ -26,11 +23,7 @@ constexpr size_t kCarry = 256 * 1024;
 // hashes it. The total read, or the read's error.
 template <class Chunk, class Line>
 os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& chunk, Line&& line) {
-  // A window no larger than the file (a whole one is a huge page to fault in, which a one-line
-  // file should not pay); the last read still finds the end wherever it is.
-  struct stat st {};
-  const uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  const size_t window = static_cast<size_t>(std::min<uint64_t>(kWindow, size + 1));
+  const size_t window = window_for(fd);
   mem::Bytes win;
   if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
   const auto read_back = [fd](char* buf, size_t len, uint64_t off) {

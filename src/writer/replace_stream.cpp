@@ -12,6 +12,12 @@ namespace writer {
 
 using contract::Json;
 
+size_t window_for(int fd) {
+  struct stat st {};
+  const uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return static_cast<size_t>(std::min<uint64_t>(kWindow, size + 1));
+}
+
 contract::Error changed_meanwhile(const std::string& path) {
   contract::Error err = contract::make_error(
       "io.read-failed",
@@ -27,13 +33,8 @@ os::Result<Scanned> scan(int fd, const std::string& path, std::vector<text::Find
                          uint64_t max_bytes) {
   size_t longest = 0;
   for (const text::Finder& f : finders) longest = std::max(longest, f.needle().size());
-  // A window the size of a small file: a whole window costs a huge page to fault in, a
-  // millisecond a one-line file should not pay. (A file that grew since is still read whole:
-  // the window slides.)
-  struct stat st {};
-  const uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
   mem::Bytes win;
-  if (!win.reserve(static_cast<size_t>(std::min<uint64_t>(kWindow, size + 1)) + longest))
+  if (!win.reserve(window_for(fd) + longest))
     return os::errno_error(ENOMEM, path, "read");
   os::Sha hash;
   Check check;

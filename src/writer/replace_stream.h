@@ -32,6 +32,10 @@
 namespace writer {
 
 inline constexpr size_t kWindow = 1 << 20;
+// The window a streamed read of `fd` needs: kWindow, or the file's size and one byte when that
+// is smaller (a whole window is a huge page to fault in, which a one-line file should not pay
+// for). A file that grew since is still read whole: the window slides.
+size_t window_for(int fd);
 
 // The check that pass 2 reads the bytes pass 1 read: XXH3-128 of the whole file, not a third
 // SHA-256 pass (measured: SHA-256 was 39% of a 10 MiB replace, three passes of it). What it
