@@ -20,3 +20,32 @@ if [ -n "${TACK_BENCH_ROWS:-}" ]; then
     "bytes sent for the read of 100 lines: text + structured, tack-mcp / filesystem" \
     "$(cat "$times/bytes.txt")" B - - "bench/mcp/compare.mjs"
 fi
+
+# What a model reads: the tool definitions and the content of four everyday calls, beside the
+# reference server's (and rg -n's for the search), measured by the same SDK client.
+echo "== what a model reads: tack-mcp vs @modelcontextprotocol/server-filesystem"
+sizes=$(node "$here/mcp/sizes.mjs" "$bin/tack-mcp" "$(command -v rg || true)")
+echo "$sizes"
+if [ -n "${TACK_BENCH_ROWS:-}" ]; then
+  section="what a model reads, tack-mcp vs the reference filesystem server (bytes)"
+  SIZES="$sizes" python3 - "$here/report.py" "$TACK_BENCH_ROWS" "$section" <<'PY'
+import json, os, subprocess, sys
+report, rows, section = sys.argv[1:4]
+d = json.loads(os.environ["SIZES"])
+def value(label, val, unit, goal, met):
+    subprocess.run(["python3", report, "value", rows, section, label, str(val), unit, goal, met,
+                    "bench/mcp/sizes.mjs"], check=True)
+t, r = d["definitions"]["tack"], d["definitions"]["reference"]
+value(f"tool definitions + instructions ({t['tools']} tools vs {r['tools']})", f"{t['total']} / {r['total']}", "B",
+      "<= 1.0x", "yes" if t["total"] <= r["total"] else "no")
+lines = 100
+for name, c in d["calls"].items():
+    if c.get("reference") is not None:
+        bound = c["reference"] + (6 * lines if name.startswith("read") else 0)
+        goal = "<= ref + 6 B a line" if name.startswith("read") else "<= 1.0x"
+        value(f"content of '{name}'", f"{c['tack']} / {c['reference']}", "B", goal, "yes" if c["tack"] <= bound else "no")
+    elif c.get("rg"):
+        value(f"content of '{name}' vs rg -n", f"{c['tack']} / {c['rg']}", "B", "<= 1.1x",
+              "yes" if c["tack"] <= 1.1 * c["rg"] else "no")
+PY
+fi

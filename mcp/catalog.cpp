@@ -2,7 +2,9 @@
 #include "mcp/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "contract/context.h"
 #include "contract/parse.h"
 #include "mcp/child.h"
 #include "mcp/json_in.h"
@@ -31,6 +33,29 @@ const Json* member(const Json& j, std::string_view key) {
 }
 
 bool is_true(const Json* j) { return j && j->type() == Json::Type::Bool && j->as_bool(); }
+
+// What a property is, in as few words as its help allows: the help's first clause, up to its
+// first ": ", without parentheses (the command line's help keeps the fine print). A tool's
+// summary is cut the same way.
+std::string brief(std::string_view help) {
+  std::string_view c = contract::first_clause(help);
+  if (size_t k = c.find(": "); k != std::string_view::npos) c = c.substr(0, k);
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c[i] == '(') {
+      ++depth;
+      if (!out.empty() && out.back() == ' ') out.pop_back();
+      continue;
+    }
+    if (c[i] == ')' && depth > 0) {
+      --depth;
+      continue;
+    }
+    if (depth == 0) out += c[i];
+  }
+  return out;
+}
 
 // A number as the schema writes it (introspect gives defaults as command-line spellings).
 Json nat_default(const std::string& text) {
@@ -88,20 +113,32 @@ Json output_schema(const Json& schema, bool stream) {
   return out;
 }
 
-// The skill's body without its front matter: the compact text an agent reads.
-std::string skill_body(const std::string& skill) {
-  if (skill.rfind("---\n", 0) != 0) return skill;
-  size_t end = skill.find("\n---\n", 4);
-  if (end == std::string::npos) return skill;
-  std::string body = skill.substr(end + 5);
-  while (!body.empty() && body[0] == '\n') body.erase(0, 1);
-  return body;
-}
-
 }  // namespace
+
+std::string in_arguments(const ToolEntry& tool, std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "--") == 0 && (i == 0 || !isalnum(static_cast<unsigned char>(text[i - 1])))) {
+      size_t j = i + 2;
+      while (j < text.size() && (isalnum(static_cast<unsigned char>(text[j])) || text[j] == '-')) ++j;
+      std::string flag(text.substr(i + 2, j - i - 2));
+      while (!flag.empty() && flag.back() == '-') flag.pop_back(), --j;
+      auto p = std::find_if(tool.props.begin(), tool.props.end(),
+                            [&](const Prop& x) { return !x.flag.empty() && x.flag == flag; });
+      if (p != tool.props.end()) {
+        out += p->name;
+        i = j;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
 
 std::optional<std::string> describe_tool(const std::string& bin, std::string_view introspect,
                                          std::string_view skill_text, ToolEntry& t) {
+  (void)skill_text;  // the skill is the command line's; a model reads the summary and the schema
   auto info = parse_json(std::string(introspect));
   if (!info || info->type() != Json::Type::Object) return bin + " introspect is not JSON";
   const Json& in = *info;
@@ -112,11 +149,13 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
   const Json* effects = member(in, "effects");
   t.writes = effects && is_true(member(*effects, "writes_files"));
   bool starts = effects && is_true(member(*effects, "starts_programs"));
+  std::vector<std::string> offered;
+  for (auto& n : member(in, "mcp_flags") ? member(in, "mcp_flags")->items() : std::vector<Json>{})
+    if (n.type() == Json::Type::Str) offered.push_back(n.str());
 
-  Json props = Json::object();
-  Json required = Json::array();
+  // Every flag but the runner's own is a property; those the table does not offer are hidden.
+  std::vector<std::pair<std::string, Json>> schemas;  // the offered properties, in table order
   t.takes_root = false;
-  std::vector<std::string> flag_props;
   for (auto& f : member(in, "flags") ? member(in, "flags")->items() : std::vector<Json>{}) {
     std::string name = string_member(f, "name") ? *string_member(f, "name") : "";
     std::string kind = string_member(f, "kind") ? *string_member(f, "kind") : "";
@@ -130,32 +169,31 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
     p.name = underscored(name);
     p.flag = name;
     p.flag_kind = kind;
+    p.hidden = std::find(offered.begin(), offered.end(), name) == offered.end();
     if (const std::string* s = string_member(f, "short"); s && s->size() == 1) p.short_name = (*s)[0];
     Json schema = Json::object();
     if (name == "stdin" && kind == "bool") {
       p.kind = Prop::Kind::Stdin;
       schema.set("type", "string");
-      schema.set("description", "the text given on standard input; the tool's --stdin: " + help);
+    } else if (kind == "bool") {
+      schema.set("type", "boolean");
+    } else if (kind == "nat") {
+      schema.set("type", "integer");
+    } else if (kind == "list") {
+      schema = Json::object({{"type", "array"}, {"items", Json::object({{"type", "string"}})}});
     } else {
-      if (kind == "bool") schema.set("type", "boolean");
-      if (kind == "nat") {
-        schema.set("type", "integer");
-        const Json* floor = member(f, "floor");
-        schema.set("minimum", floor && !floor->is_null() ? *floor : Json(0));
-        if (const Json* c = member(f, "ceiling"); c && !c->is_null()) schema.set("maximum", *c);
-      }
-      if (kind == "text" || kind == "path" || kind == "range" || kind == "choice") schema.set("type", "string");
-      if (kind == "range") schema.set("pattern", "^-?[0-9]*(:-?[0-9]*)?$");
+      schema.set("type", "string");
       if (kind == "choice") schema.set("enum", *member(f, "choices"));
-      if (kind == "list") schema = Json::object({{"type", "array"}, {"items", Json::object({{"type", "string"}})}});
-      schema.set("description", help);
-      if (const std::string* d = string_member(f, "default"); d && kind != "list")
-        schema.set("default", kind == "nat" ? nat_default(*d) : Json(*d));
     }
-    flag_props.push_back(p.name);
-    props.set(p.name, std::move(schema));
+    schema.set("description", brief(help));
+    if (!p.hidden) schemas.emplace_back(p.name, std::move(schema));
     t.props.push_back(std::move(p));
   }
+  auto offered_prop = [&](const std::string& name) {
+    return std::find_if(t.props.begin(), t.props.end(), [&](const Prop& x) { return !x.hidden && x.name == name; }) !=
+           t.props.end();
+  };
+  Json required = Json::array();
   size_t slot = 0;
   for (auto& o : member(in, "operands") ? member(in, "operands")->items() : std::vector<Json>{}) {
     Prop p;
@@ -168,37 +206,42 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
     OperandSpec spec{name, string_member(o, "unless") ? string_member(o, "unless")->substr(2) : "", p.min, p.max, ""};
     p.name = underscored(lower(name));
     if (p.max > 1 && p.name.back() != 's') p.name += "s";
-    // A flag of the same name wins when the operand is optional; else the operand is renamed.
-    if (std::find(flag_props.begin(), flag_props.end(), p.name) != flag_props.end()) {
+    // An offered flag of the same name wins when the operand is optional; else the operand is
+    // renamed. A hidden flag of the same name gives the operand its name.
+    if (offered_prop(p.name)) {
       if (p.min == 0) {
         t.operands.push_back(std::move(spec));
         continue;
       }
       p.name += "_operand";
+    } else {
+      for (auto& q : t.props)
+        if (q.name == p.name) q.name.clear();  // reachable by no name
     }
     spec.prop = p.name;
     t.operands.push_back(std::move(spec));
-    std::string help = string_member(o, "help") ? *string_member(o, "help") : "";
-    Json schema = p.max > 1 ? Json::object({{"type", "array"},
-                                             {"items", Json::object({{"type", "string"}})},
-                                             {"minItems", p.min},
-                                             {"description", help}})
-                            : Json::object({{"type", "string"}, {"description", help}});
-    if (p.max != SIZE_MAX && p.max > 1) schema.set("maxItems", p.max);
-    if (p.min > 0) required.push(p.name);
-    props.set(p.name, std::move(schema));
+    std::string help = brief(string_member(o, "help") ? *string_member(o, "help") : "");
+    Json schema = p.max > 1 ? Json::object({{"type", "array"}, {"items", Json::object({{"type", "string"}})}})
+                            : Json::object({{"type", "string"}});
+    schema.set("description", help);
+    // Required unless an offered flag stands in for it (seek's pattern given by -e).
+    if (p.min > 0 && (spec.unless.empty() || !offered_prop(underscored(spec.unless)))) required.push(p.name);
+    schemas.insert(schemas.begin() + static_cast<long>(p.operand < schemas.size() ? p.operand : schemas.size()),
+                   {p.name, std::move(schema)});
     t.props.push_back(std::move(p));
   }
   if (t.takes_root) {
     Prop p;
     p.kind = Prop::Kind::Root;
     p.name = "root";
-    props.set("root", Json::object({{"type", "string"},
-                                    {"description",
-                                     "a directory beneath the server's root to confine this call "
-                                     "to (default: the server's root, narrowed by the client's "
-                                     "roots); paths are relative to it"}}));
+    p.hidden = true;  // the server's root, narrowed by the client's roots: a model need not say
     t.props.push_back(std::move(p));
+  }
+  Json props = Json::object();
+  for (auto& [name, schema] : schemas) {
+    Json sc = schema;
+    if (const std::string* d = string_member(sc, "description")) sc.set("description", in_arguments(t, *d));
+    props.set(name, std::move(sc));
   }
 
   std::string summary = string_member(in, "summary") ? *string_member(in, "summary") : "";
@@ -208,12 +251,15 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
     idempotent = idempotent || (g.type() == Json::Type::Str && g.str() == "idempotent");
   Json input = Json::object({{"type", "object"}, {"properties", std::move(props)}});
   if (!required.items().empty()) input.set("required", std::move(required));
-  input.set("additionalProperties", false);
   const Json* schema = member(in, "output_schema");
   t.descriptor = Json::object({
       {"name", t.name},
       {"title", t.name + ": " + summary.substr(0, summary.find_first_of(",:;"))},
-      {"description", summary + "\n\n" + skill_body(std::string(skill_text))},
+      {"description", [&] {
+         std::string d = in_arguments(t, brief(summary));
+         if (!d.empty() && d.back() != '.') d += '.';
+         return d;
+       }()},
       {"inputSchema", std::move(input)},
       {"outputSchema", schema ? output_schema(*schema, t.stream) : Json::object({{"type", "object"}})},
       {"annotations", Json::object({{"readOnlyHint", !t.writes && !starts},
@@ -224,9 +270,58 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
   return std::nullopt;
 }
 
+namespace {
+
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+ArgumentError unknown_argument(const ToolEntry& tool, const std::string& key, const Json& arguments) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  bool tie = false;
+  Json names = Json::array();
+  for (auto& p : tool.props) {
+    if (p.hidden || p.name.empty()) continue;
+    names.push(p.name);
+    size_t d = distance(key, p.name);
+    if (d < best_d) best_d = d, best = p.name, tie = false;
+    else if (d == best_d) tie = true;
+  }
+  bool near = !best.empty() && !tie && best_d <= std::max<size_t>(2, key.size() / 3);
+  Json detail = Json::object({{"argument", Json::bytes(key)}, {"arguments", std::move(names)}});
+  if (near) detail.set("nearest", best);
+  Json retry;
+  if (near && !arguments.get(best)) {
+    retry = Json::object();
+    for (auto& [k, v] : arguments.members()) retry.set(k == key ? best : k, v);
+  }
+  return {"args.unknown-flag", tool.name + " takes no argument '" + contract::printable(key) + "'.",
+          near ? "did you mean '" + best + "'?" : "its arguments are listed in its input schema.", std::move(detail),
+          std::move(retry)};
+}
+
+ArgumentError bad_value(const ToolEntry& tool, const std::string& key, const std::string& want) {
+  return {"args.bad-value", "the argument '" + key + "' of " + tool.name + " must be " + want + ".", "",
+          Json::object({{"argument", key}, {"expected", want}}), Json()};
+}
+
+}  // namespace
+
 std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments,
                                     const std::string& root, std::string& stdin_data,
-                                    std::string& error) {
+                                    std::optional<ArgumentError>& error) {
   std::vector<std::string> argv = {tool.bin};
   if (tool.takes_root) argv.insert(argv.end(), {"--root", root});
   std::vector<std::pair<size_t, std::vector<std::string>>> operands;
@@ -236,38 +331,30 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
       case Json::Type::Int: out = std::to_string(v.as_int()); return true;
       case Json::Type::Uint: out = std::to_string(v.as_uint()); return true;
       case Json::Type::Raw: out = v.str(); return true;
-      case Json::Type::Bool: out = v.as_bool() ? "true" : "false"; return true;
       default: return false;
     }
   };
   for (auto& [key, value] : arguments.members()) {
-    auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return x.name == key; });
+    auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return !x.name.empty() && x.name == key; });
     // "path" for an operand that takes several ("paths"): one of them, as a model often writes.
     if (p == tool.props.end())
       p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) {
         return x.kind == Prop::Kind::Operand && x.max > 1 && x.name == key + "s";
       });
     if (p != tool.props.end() && p->kind == Prop::Kind::Root) continue;  // decided by the caller
-    if (value.is_null()) continue;
     if (p == tool.props.end()) {
-      // Not a property: the tool itself names it (args.unknown-flag, with the nearest flag).
-      std::string v;
-      std::string flag = "--" + key;
-      std::replace(flag.begin() + 2, flag.end(), '_', '-');
-      if (value.type() == Json::Type::Bool && value.as_bool()) {
-        argv.push_back(flag);
-      } else if (scalar(value, v)) {
-        argv.push_back(flag + "=" + v);
-      } else {
-        argv.push_back(flag);
-      }
-      continue;
+      error = unknown_argument(tool, key, arguments);
+      return {};
     }
+    if (value.is_null()) continue;
     if (p->kind == Prop::Kind::Stdin) {
       if (value.type() == Json::Type::Str) {
         stdin_data = value.str();
-      } else {
+      } else if (value.type() == Json::Type::Array || value.type() == Json::Type::Object) {
         stdin_data = value.dump();  // a JSON list of edits given as JSON, not as a string
+      } else {
+        error = bad_value(tool, key, "a string");
+        return {};
       }
       argv.push_back("--stdin");
       continue;
@@ -275,18 +362,18 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
     if (p->kind == Prop::Kind::Operand) {
       std::vector<std::string> vals;
       std::string v;
-      if (value.type() == Json::Type::Array) {
+      if (value.type() == Json::Type::Array && p->max > 1) {
         for (auto& item : value.items()) {
-          if (!scalar(item, v)) {
-            error = "'" + key + "' holds a value that is not a string";
+          if (item.type() != Json::Type::Str) {
+            error = bad_value(tool, key, "a list of strings");
             return {};
           }
-          vals.push_back(v);
+          vals.push_back(item.str());
         }
-      } else if (scalar(value, v)) {
-        vals.push_back(v);
+      } else if (value.type() == Json::Type::Str) {
+        vals.push_back(value.str());
       } else {
-        error = "'" + key + "' must be a string";
+        error = bad_value(tool, key, p->max > 1 ? "a string or a list of strings" : "a string");
         return {};
       }
       operands.emplace_back(p->operand, std::move(vals));
@@ -294,20 +381,19 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
     }
     std::string flag = "--" + p->flag;
     if (p->flag_kind == "bool") {
-      if (value.type() == Json::Type::Bool) {
-        if (value.as_bool()) argv.push_back(flag);
-      } else {
-        std::string v;
-        if (!scalar(value, v)) v = value.dump();
-        argv.push_back(flag + "=" + v);  // the tool answers args.unexpected-value
+      if (value.type() != Json::Type::Bool) {
+        error = bad_value(tool, key, "true or false");
+        return {};
       }
+      if (value.as_bool()) argv.push_back(flag);
       continue;
     }
-    if (p->flag_kind == "list" && value.type() == Json::Type::Array) {
-      for (auto& item : value.items()) {
+    if (p->flag_kind == "list") {
+      std::vector<Json> items = value.type() == Json::Type::Array ? value.items() : std::vector<Json>{value};
+      for (auto& item : items) {
         std::string v;
         if (!scalar(item, v)) {
-          error = "'" + key + "' holds a value that is not a string";
+          error = bad_value(tool, key, "a list of strings");
           return {};
         }
         argv.push_back(flag + "=" + v);
@@ -315,11 +401,15 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
       continue;
     }
     std::string v;
-    if (!scalar(value, v)) {
-      error = "'" + key + "' must be a " + (p->flag_kind == "nat" ? "number" : "string");
+    if (p->flag_kind == "nat" ? value.type() != Json::Type::Uint && value.type() != Json::Type::Int &&
+                                    value.type() != Json::Type::Str
+                              : value.type() != Json::Type::Str && value.type() != Json::Type::Int &&
+                                    value.type() != Json::Type::Uint) {
+      error = bad_value(tool, key, p->flag_kind == "nat" ? "a whole number" : "a string");
       return {};
     }
-    argv.push_back(flag + "=" + v);
+    scalar(value, v);
+    argv.push_back(flag + "=" + v);  // the tool checks the value itself (a negative number, ...)
   }
   std::sort(operands.begin(), operands.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -368,6 +458,7 @@ std::optional<Json> argv_to_arguments(const ToolEntry& tool, const std::vector<s
       continue;
     }
     const Prop& p = *by_flag[idx];
+    if (p.name.empty()) return std::nullopt;  // a flag no argument names
     if (p.kind == Prop::Kind::Stdin) {
       args.set("stdin", stdin_data);
     } else if (p.flag_kind == "bool") {

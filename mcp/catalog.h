@@ -22,6 +22,15 @@ struct Prop {
   char short_name = 0;
   size_t operand = 0;     // Operand: its slot
   size_t min = 0, max = 1;
+  // Not offered to a model (a tuning knob, or the root): accepted by its name all the same.
+  bool hidden = false;
+};
+
+// An argument the server cannot turn into the tool's argv: named as the argument it is.
+struct ArgumentError {
+  std::string rule, message, hint;
+  contract::Json detail;
+  contract::Json retry;  // the call's arguments with the one fix, when there is exactly one
 };
 
 // An operand as the tool's parser sees it (a property may leave one out: see catalog.cpp).
@@ -43,6 +52,10 @@ struct ToolEntry {
   std::string schema_id;          // "peek.v1"
 };
 
+// The tool's own words in a model's terms: each `--flag` of the tool becomes its argument's
+// name (`--if-sha256` is `if_sha256`), so that what the model reads names what it can pass.
+std::string in_arguments(const ToolEntry& tool, std::string_view text);
+
 // The entry of the tool at `bin` from what its `introspect` and `skill` print (taken at build
 // time: gen/mcp_catalog.py; the binary's presence is checked once, at start: built.h); an
 // error message when its introspect is not what the server reads.
@@ -51,11 +64,11 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
 
 // The argv for a call: the tool, --root, then flags, then "--" and the operands (so an operand
 // that starts with '-' is never taken for a flag). `stdin_data` receives the content for
-// standard input when the call gives one. `error` receives a message for a value the argv
-// cannot carry (an object where a string goes).
+// standard input when the call gives one. `error` receives an argument no property has, or a
+// value the argv cannot carry (an object where a string goes).
 std::vector<std::string> build_argv(const ToolEntry& tool, const contract::Json& arguments,
                                     const std::string& root, std::string& stdin_data,
-                                    std::string& error);
+                                    std::optional<ArgumentError>& error);
 
 // A retry repair's argv as the arguments object of the same tool (the root left out when it
 // is the call's own); nothing when a token has no property.

@@ -11,10 +11,11 @@ namespace mcp {
 
 const char* const kUsage =
     "usage: tack-mcp --root DIR [--tools NAME,...] [--read-only] [--max-concurrent N]\n"
-    "                [--timeout-ms N] [--max-output N]\n"
+    "                [--timeout-ms N] [--max-output N] [--content text|json] [--max-content N]\n"
     "Serves the tack tools over MCP (stdio). Every call runs the tool's own binary beneath DIR;\n"
     "roots the client declares can only narrow DIR. --read-only offers only the tools that\n"
-    "change nothing.\n";
+    "change nothing. --content json puts the JSON answer in each result's content instead of\n"
+    "the compact text a model reads (structuredContent holds the JSON either way).\n";
 
 std::string real(const std::string& p) {
   char buf[PATH_MAX];
@@ -73,6 +74,17 @@ bool parse_options(int argc, char** argv, Options& o, std::string& error) {
       uint64_t v;
       if (!number(v)) return false;
       o.max_output = static_cast<size_t>(std::min<uint64_t>(v, 1ull << 30));
+    } else if (name == "--content") {
+      if (!need()) return false;
+      if (value != "text" && value != "json") {
+        error = "args.bad-value: --content takes text or json";
+        return false;
+      }
+      o.content_json = value == "json";
+    } else if (name == "--max-content") {
+      uint64_t v;
+      if (!number(v)) return false;
+      o.max_content = static_cast<size_t>(std::min<uint64_t>(v, 64ull << 20));
     } else {
       error = "args.unknown-flag: unknown flag " + a;
       return false;

@@ -26,6 +26,7 @@
 #include "mcp/built.h"
 #include "mcp/catalog.h"
 #include "mcp/child.h"
+#include "mcp/content.h"
 #include "mcp/json_in.h"
 #include "mcp/options.h"
 #include "os/sandbox.h"
@@ -82,7 +83,7 @@ class Server {
   std::once_flag tools_once_;
   std::vector<std::thread> workers_;  // started by the first call (the reading thread's own)
   std::vector<ToolEntry> tools_;
-  std::string contract_;  // the contract skill, read once: the instructions of every initialize
+  std::string contract_;  // the instructions of every initialize
   std::mutex out_mu_;
   bool out_failed_ = false;
 
@@ -304,31 +305,52 @@ Json Server::call(const Job& job) {
     return Json::object({{"content", Json::array({Json::object({{"type", "text"}, {"text", text}})})},
                          {"isError", error}});
   };
+  // A tagged error the server finds itself (a root outside the client's, an argument no
+  // property has), answered in the tool's own shape.
+  auto refuse = [&](const Json& err) {
+    Json structured;
+    if (t.stream) {
+      structured = Json::object({{"records", Json::array({Json::object({{"type", "error"}, {"error", err}})})},
+                                 {"end", Json::object({{"type", "end"}, {"ok", false}, {"command", t.name},
+                                                       {"schema", t.schema_id}, {"complete", false},
+                                                       {"truncated", false}, {"next", Json()}})}});
+    } else {
+      structured = Json::object({{"ok", false}, {"command", t.name}, {"schema", t.schema_id},
+                                 {"error", err}, {"errors", Json::array({err})},
+                                 {"meta", Json::object({{"version", TACK_VERSION}})}});
+    }
+    Json res = text_result(opt_.content_json ? Json::object({{"ok", false}, {"errors", Json::array({err})}}).dump()
+                                             : error_text(t, err),
+                           true);
+    res.set("structuredContent", std::move(structured));
+    return res;
+  };
   Json refusal;
   std::string root = opt_.root;
   if (t.takes_root) {
     auto r = call_root(t, job.arguments, refusal);
-    if (!r) {
-      Json structured;
-      if (t.stream) {
-        structured = Json::object({{"records", Json::array({Json::object({{"type", "error"}, {"error", refusal}})})},
-                                   {"end", Json::object({{"type", "end"}, {"ok", false}, {"command", t.name},
-                                                         {"schema", t.schema_id}, {"complete", false},
-                                                         {"truncated", false}, {"next", Json()}})}});
-      } else {
-        structured = Json::object({{"ok", false}, {"command", t.name}, {"schema", t.schema_id},
-                                   {"error", refusal}, {"errors", Json::array({refusal})},
-                                   {"meta", Json::object({{"version", TACK_VERSION}})}});
-      }
-      Json res = text_result(Json::object({{"ok", false}, {"errors", Json::array({refusal})}}).dump(), true);
-      res.set("structuredContent", std::move(structured));
-      return res;
-    }
+    if (!r) return refuse(refusal);
     root = *r;
   }
-  std::string stdin_data, bad;
+  std::string stdin_data;
+  std::optional<ArgumentError> bad;
   std::vector<std::string> argv = build_argv(t, job.arguments, root, stdin_data, bad);
-  if (!bad.empty()) return text_result("tack-mcp: " + bad + ".", true);
+  if (bad) {
+    Json err = tack_error("INVALID_ARGS", bad->rule, bad->message, bad->hint, bad->detail);
+    if (bad->hint.empty()) err.set("hint", Json());
+    // One fix that clears it: the same call with the argument it meant, as a retry.
+    std::string unused;
+    std::optional<ArgumentError> still;
+    std::vector<std::string> fixed;
+    if (!bad->retry.is_null()) fixed = build_argv(t, bad->retry, root, unused, still);
+    if (!fixed.empty() && !still) {
+      Json plain = Json::array({t.name});
+      for (size_t i = t.takes_root ? 3 : 1; i < fixed.size(); ++i) plain.push(fixed[i]);
+      err.set("repair", Json::object({{"kind", "retry"}, {"argv", std::move(plain)}, {"tool", t.name},
+                                      {"arguments", bad->retry}}));
+    }
+    return refuse(err);
+  }
   ChildResult c = run_child(argv, stdin_data, opt_.timeout_ms, opt_.max_output, job.cancel.get());
   if (!c.spawn_error.empty()) return text_result("tack-mcp: " + t.name + " could not start: " + c.spawn_error, true);
   if (c.timed_out)
@@ -360,6 +382,18 @@ Json Server::call(const Job& job) {
       Json r = *rep;
       r.set("tool", target->name);
       r.set("arguments", std::move(*args));
+      // The argv as the tool's own, without this machine's paths: its name, then the rest
+      // without the root the server gave it.
+      Json plain = Json::array({target->name});
+      for (size_t i = 1; i < a.size(); ++i) {
+        if (a[i] == "--root" && i + 1 < a.size() && a[i + 1] == root) {
+          ++i;
+          continue;
+        }
+        if (a[i] == "--root=" + root) continue;
+        plain.push(a[i]);
+      }
+      r.set("argv", std::move(plain));
       err.set("repair", std::move(r));
     }
   };
@@ -383,7 +417,7 @@ Json Server::call(const Job& job) {
       d.set("errors", std::move(fixed));
     }
     ok = d.get("ok") && d.get("ok")->as_bool();
-    text = compact_text(d);
+    text = opt_.content_json ? compact_text(d) : document_text(t, d);
     structured = std::move(d);
   } else {
     Json records = Json::array();
@@ -416,10 +450,17 @@ Json Server::call(const Job& job) {
       return text_result("tack-mcp: " + t.name + "'s answer ended without its end record (exit " +
                              std::to_string(c.exit_code) + "): treat it as cut short.", true);
     ok = end.get("ok") && end.get("ok")->as_bool();
-    for (auto& r : records.items()) text += r.dump() + "\n";
-    text += end.dump();
+    if (opt_.content_json) {
+      for (auto& r : records.items()) text += r.dump() + "\n";
+      text += end.dump();
+    } else {
+      text = stream_text(t, records, end);
+    }
     structured = Json::object({{"records", std::move(records)}, {"end", std::move(end)}});
   }
+  // Bytes that are not UTF-8 (a Latin-1 line) reach the model \xNN-escaped, never altered.
+  if (!contract::valid_utf8(text)) text = contract::printable(text);
+  if (!opt_.content_json) cut_content(text, opt_.max_content);
   Json res = text_result(text, !ok);
   res.set("structuredContent", std::move(structured));
   return res;
@@ -478,7 +519,7 @@ int Server::run() {
     return chosen.exit;
   }
   chosen_ = std::move(chosen.tools);
-  contract_ = contract::contract_skill();
+  contract_ = instructions();
 
   if (auto failed = confine()) {
     say(*failed);

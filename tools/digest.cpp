@@ -20,6 +20,7 @@
 #include "tools/digest.schema.h"
 #include "tools/digest/check.h"
 #include "tools/digest/pool.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -87,7 +88,6 @@ constexpr contract::Rule kRules[] = {
 // digest.schema.json: a hex is lowercase and as long as its algo's digest (the check records'
 // constraints are beside their code, tools/digest/check.cpp).
 
-void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"digest src/main.c notes.txt",
@@ -115,10 +115,11 @@ const contract::Tool kTool{
     .schema = "digest.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
-    .text = render_text,
+    .text = render::digest,
     .rules = kRules,
     .key_flags = "algo verify check",
     .examples = kExamples,
+    .mcp_flags = "check",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -245,35 +246,6 @@ Json run(const Args& a, contract::Context& ctx) {
 // line starts with a backslash, so every line stays one line and `sha256sum -c` reads it back.
 // --check: sha256sum -c's "NAME: OK", "NAME: FAILED", "NAME: FAILED open or read"; a name
 // holding \n or \r is escaped the same way (where sha256sum -c escapes only for \n).
-void render_text(const Json& rec, std::string& out, const contract::Drain&) {
-  const std::string& name = rec.get("path")->str();
-  const bool check = rec.get("type")->str() == "check";
-  bool escape = name.find_first_of(check ? "\n\r" : "\\\n\r") != std::string::npos;
-  if (escape) out += '\\';
-  if (!check) {
-    out += rec.get("hex")->str();
-    out += "  ";
-  }
-  if (!escape) {
-    out += name;
-  } else {
-    for (char c : name) {
-      if (c == '\\')
-        out += "\\\\";
-      else if (c == '\n')
-        out += "\\n";
-      else if (c == '\r')
-        out += "\\r";
-      else
-        out += c;
-    }
-  }
-  if (check) {
-    const std::string& verdict = rec.get("verdict")->str();
-    out += verdict == "ok" ? ": OK" : verdict == "mismatch" ? ": FAILED" : ": FAILED open or read";
-  }
-  out += '\n';
-}
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "writer/edit_file.h"
 #include "writer/table.h"
 #include "writer/writer.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -33,8 +34,8 @@ using contract::Kind;
 using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
     writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is written"),
-    writer::dry_run<Args>("resolve and check everything and answer with the diff and "
-                          "planned_actions, changing nothing (exit 9)"),
+    writer::dry_run<Args>("change nothing; resolve and check everything and answer with "
+                          "the diff and planned_actions (exit 9)"),
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
              "each putting its lines in place of the line W names ([] deletes it; to insert, "
@@ -58,7 +59,6 @@ constexpr contract::Rule kOwnRules[] = {
     {"conflict.locked"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"echo '[{\"witness\":\"hc949be\",\"lines\":[]}]' | edit --if-sha256 a57e447babbe0eb7adf7c6e38e3cfa0d9d1876644267b81600dfe933db43188c --stdin --dry-run src/main.c",
@@ -88,10 +88,11 @@ const contract::Tool kTool{
     .guarantees = "deterministic, atomic, all_or_nothing, mode_preserved, no_litter, "
                   "bounded_memory",
     .concurrency = kConcurrency,
-    .text = render_text,
+    .text = render::edit,
     .rules = kRules,
     .key_flags = "stdin",
     .examples = kExamples,
+    .mcp_flags = "stdin if-sha256 dry-run",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -178,13 +179,6 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  out += contract::printable(data.get("path")->str());
-  out += data.get("changed")->as_bool() ? ": " : ": unchanged, ";
-  out += std::to_string(data.get("edits")->as_uint()) + " edit(s), sha256 " +
-         data.get("after_sha256")->str() + "\n";
-  writer::render_diff_of(data, out);
-}
 
 }  // namespace
 

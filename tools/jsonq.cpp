@@ -22,6 +22,7 @@
 #include "text/json_walk.h"
 #include "text/pointer.h"
 #include "tools/jsonq.schema.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -85,7 +86,6 @@ constexpr contract::Rule kRules[] = {
     {"query.unsupported-syntax", Repairable::Sometimes, "a jq filter where a pointer is wanted"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"jsonq --pointer /server/port data.json",
@@ -111,10 +111,11 @@ const contract::Tool kTool{
     .schema = "jsonq.v1",
     .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
-    .text = render_text,
+    .text = render::jsonq,
     .rules = kRules,
     .key_flags = "pointer keys",
     .examples = kExamples,
+    .mcp_flags = "pointer keys length",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -304,19 +305,6 @@ Json run(const Args& a, contract::Context& ctx) {
   return out;
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* keys = data.get("keys")) {
-    for (const Json& k : keys->items()) {
-      contract::JsonWriter(out).bytes(k.str());  // quoted as jq prints keys: one per line
-      out += '\n';
-    }
-    return;
-  }
-  const Json *v = data.get("value"), *n = data.get("length"), *e = data.get("exists");
-  out += v ? v->str() : n ? std::to_string(n->as_uint()) : e ? (e->as_bool() ? "true" : "false")
-                                                         : data.get("kind")->str();
-  out += '\n';
-}
 
 }  // namespace
 

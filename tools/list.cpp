@@ -19,6 +19,7 @@
 #include "runner/main.h"
 #include "text/fuzzy.h"
 #include "tools/list.schema.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -81,7 +82,6 @@ constexpr contract::Rule kRules[] = {
                                                  "its rules were not applied"},
 };
 
-void render_text(const Json& rec, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"list --depth 2",
@@ -105,10 +105,11 @@ const contract::Tool kTool{
     .schema = "list.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
-    .text = render_text,
+    .text = render::list,
     .rules = kRules,
     .key_flags = "depth max-entries find",
     .examples = kExamples,
+    .mcp_flags = "depth find",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -237,13 +238,6 @@ void write_entry(contract::Context& ctx, const os::Entry& e, const std::string* 
 }
 
 Json end_fields(Walks& w, uint64_t entries, bool truncated, uint64_t next_skip) {
-  if (w.ctx.format() == contract::Format::Text && !w.ctx.output_failed()) {
-    const std::string cut = truncated ? "continue with --skip " + std::to_string(next_skip) : "";
-    if (std::string line = os::text_end_line(cut, w.skipped); !line.empty()) {
-      w.ctx.raw() += line;
-      w.ctx.commit();
-    }
-  }
   Json end = Json::object({{"entries", entries}, {"errors", w.errors},
                            {"skipped", w.skipped.to_json()}});
   if (truncated) {
@@ -341,16 +335,6 @@ Json run(const Args& a, contract::Context& ctx) {
 }
 
 // One path a line: "/" after a directory, " -> TARGET" after a link (as ls -F and ls -l do).
-void render_text(const Json& rec, std::string& out, const contract::Drain&) {
-  out += rec.get("path")->str();
-  const std::string& kind = rec.get("kind")->str();
-  if (kind == "directory") out += '/';
-  if (const Json* t = rec.get("target")) {
-    out += " -> ";
-    out += t->str();
-  }
-  out += '\n';
-}
 
 }  // namespace
 

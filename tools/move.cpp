@@ -30,6 +30,7 @@
 #include "writer/move_check.h"
 #include "writer/table.h"
 #include "writer/writer.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -54,14 +55,15 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Bool,
      .bind = &Args::remove,
      .excludes = "parents",
-     .help = "take each PATH away by renaming it to .NAME.removed-<first 8 hex of HEX> in its "
-             "directory (undo: move it back); needs --if-sha256; all checked before any moves"},
+     .help = "take each PATH away to a tombstone; it is renamed to .NAME.removed-<first 8 hex "
+             "of HEX> in its directory (undo: move it back); needs --if-sha256; all checked "
+             "before any moves"},
     {.name = "parents",
      .kind = Kind::Bool,
      .bind = &Args::parents,
      .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)"},
     writer::dry_run<Args>(
-        "check everything and answer with planned_actions, changing nothing (exit 9)"),
+        "change nothing; check everything and answer with planned_actions (exit 9)"),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -95,7 +97,6 @@ constexpr contract::Rule kRules[] = {
     {"conflict.locked"},
 };
 
-void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"move README.md README.old.md",
@@ -125,10 +126,11 @@ const contract::Tool kTool{
     .concurrency =
         "tack writers of a directory take turns (flock on both directories, in inode "
         "order); a name created meanwhile by anyone is never replaced",
-    .text = writer::render_files<render_one>,
+    .text = render::move,
     .rules = kRules,
     .key_flags = "remove parents",
     .examples = kExamples,
+    .mcp_flags = "remove if-sha256 dry-run",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -286,22 +288,6 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_one(const Json& data, std::string& out) {
-  std::string from = contract::printable(data.get("from")->str());
-  std::string to = contract::printable(data.get("to")->str());
-  if (const Json* dirs = data.get("parents_created"))
-    for (const Json& dir : dirs->items())
-      out += "made directory " + contract::printable(dir.str()) + "\n";
-  const Json* written = data.get("written");
-  if (!data.get("changed")->as_bool())
-    out += from + " -> " + to + ": already moved\n";
-  else if (written && !written->as_bool())
-    out += "would remove " + from + " (tombstone " + to + ")\n";
-  else if (data.get("removed")->as_bool())
-    out += "removed " + from + " (tombstone " + to + ")\n";
-  else
-    out += from + " -> " + to + "\n";
-}
 
 }  // namespace
 

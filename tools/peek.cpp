@@ -16,6 +16,7 @@
 #include "text/eol.h"
 #include "text/witness.h"
 #include "tools/peek.schema.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -77,7 +78,6 @@ constexpr contract::Rule kRules[] = {
     {"limit.line-too-long", Repairable::Sometimes},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"peek --lines 4:6 --witness src/main.c",
@@ -98,10 +98,11 @@ const contract::Tool kTool{
     .output = contract::Output::Document,
     .schema = "peek.v1",
     .data_schema = tool_schema::kData,
-    .text = render_text,
+    .text = render::peek,
     .rules = kRules,
     .key_flags = "lines bytes max-bytes witness",
     .examples = kExamples,
+    .mcp_flags = "lines bytes witness",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -168,16 +169,8 @@ void Kept::render(std::string& out, const contract::Drain& drain, bool as_text) 
     // A '\r' with no '\n' after it (a last line) is not part of an ending: it stays.
     std::string_view shown = newline ? text::shown_line(raw, eol) : raw;
     if (as_text) {
-      std::string num = std::to_string(n);
-      out.append(num.size() < 6 ? 6 - num.size() : 0, ' ');
-      out += num;
-      if (!witnesses.empty()) out += " " + text::witness_text(witnesses[i]);
-      out += '\t';
-      if (too_long)
-        out += "[" + std::to_string(len) + " bytes, longer than --max-line-bytes]";
-      else
-        out += shown;
-      out += '\n';
+      const std::string witness = witnesses.empty() ? std::string() : text::witness_text(witnesses[i]);
+      render::peek_line(out, n, witness, too_long ? nullptr : &shown, len);
     } else {
       w.begin_object();
       w.key("n");
@@ -449,32 +442,6 @@ Json run(const Args& a, contract::Context& ctx) {
     files.push(std::move(one));
   }
   return Json::object({{"files", std::move(files)}});
-}
-
-// One file as text: a line if its path ran through a link, its lines (cat -n) or its bytes,
-// and where to continue.
-void render_one(const Json& data, std::string& out, const contract::Drain& drain, bool several) {
-  if (const Json* link = data.get("link"))
-    out += "[through a symbolic link to " + link->get("target")->str() + "]\n";
-  if (const Json* text = data.get("text")) {
-    out += text->str();
-    if (several && !text->str().empty() && text->str().back() != '\n') out += '\n';
-    return;
-  }
-  data.get("lines")->render(out, drain);  // the lines as text (run() chose the format)
-  if (const Json* next = data.get("next"); next && !next->is_null())
-    out += "[truncated: continue with --lines " + std::to_string(next->get("line")->as_uint()) + ":]\n";
-}
-
-void render_text(const Json& data, std::string& out, const contract::Drain& drain) {
-  const Json* files = data.get("files");
-  if (!files) return render_one(data, out, drain, false);
-  // As head(1) does, without its blank lines; a file that failed is on stderr only.
-  for (const Json& f : files->items()) {
-    if (f.get("error")) continue;
-    out += "==> " + f.get("path")->str() + " <==\n";
-    render_one(f, out, drain, true);
-  }
 }
 
 }  // namespace

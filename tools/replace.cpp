@@ -34,6 +34,7 @@
 #include "writer/replace_file.h"
 #include "writer/table.h"
 #include "writer/writer.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -113,7 +114,6 @@ constexpr contract::Rule kOwnRules[] = {
     {"conflict.locked"},
 };
 
-void render_one(const Json& data, std::string& out);
 
 constexpr contract::Example kExamples[] = {
     {"replace --old 'hello, %s' --new 'hi, %s' --dry-run src/main.c",
@@ -145,10 +145,11 @@ const contract::Tool kTool{
     .guarantees = "deterministic, idempotent, atomic, all_or_nothing, mode_preserved, "
                   "no_litter, bounded_memory",
     .concurrency = kConcurrency,
-    .text = writer::render_files<render_one>,
+    .text = render::replace,
     .rules = kRules,
     .key_flags = "old new expect all",
     .examples = kExamples,
+    .mcp_flags = "old new expect all if-sha256 dry-run",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -449,18 +450,6 @@ Json run(const Args& a, contract::Context& ctx) {
   return run_many(a, ctx, edits);
 }
 
-void render_one(const Json& data, std::string& out) {
-  out += contract::printable(data.get("path")->str());
-  out += ": ";
-  if (data.get("already_applied")->as_bool())
-    out += "already applied, unchanged";
-  else
-    out += std::to_string(data.get("replacements")->as_uint()) + " replacement(s)";
-  if (const Json* written = data.get("written"))
-    if (data.get("changed")->as_bool() && !written->as_bool()) out += " (not written)";
-  out += ", sha256 " + data.get("after_sha256")->str() + "\n";
-  writer::render_diff_of(data, out);
-}
 
 }  // namespace
 

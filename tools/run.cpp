@@ -21,6 +21,7 @@
 #include "runner/main.h"
 #include "text/json_escape.h"
 #include "tools/run.schema.h"
+#include "tools/render/render.h"
 
 #ifndef TACK_PROGRAMS_DIR
 #error "TACK_PROGRAMS_DIR (the programs directory) is fixed when run is built"
@@ -121,7 +122,6 @@ constexpr contract::Rule kRules[] = {
 
 
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"run --list", "the names of the programs this machine lets an agent run"},
@@ -153,11 +153,12 @@ const contract::Tool kTool{
     .reversibility = contract::Reversibility::IrreversibleConsequential,
     .guarantees = "bounded_memory",
     .concurrency = "none: it takes no lock and cannot see what the program it starts then does",
-    .text = render_text,
+    .text = render::run,
     .programs_dir = TACK_PROGRAMS_DIR,
     .rules = kRules,
     .key_flags = "timeout-ms max-output stdin list",
     .examples = kExamples,
+    .mcp_flags = "stdin timeout-ms list",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -317,10 +318,6 @@ Json run(const Args& a, contract::Context& ctx) {
 }
 
 // Text: the streams went through as they came; a list is one name a line.
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* names = data.get("programs"))
-    for (const Json& n : names->items()) out += n.str() + "\n";
-}
 
 }  // namespace
 

@@ -15,8 +15,8 @@
 #include "tools/seek.schema.h"
 #include "tools/seek/args.h"
 #include "tools/seek/page.h"
-#include "tools/seek/render.h"
 #include "tools/seek/search.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -90,7 +90,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .value_name = "N",
      .fallback = "0",
      .ceiling = 1000,
-     .help = "also return N lines before and after each match as context records"},
+     .help = "N lines before and after each match; returned as context records"},
     {.name = "witness",
      .kind = Kind::Bool,
      .bind = &Args::witness,
@@ -201,10 +201,11 @@ const contract::Tool kTool{
     .schema = "seek.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
-    .text = seek::render_text,
+    .text = render::seek,
     .rules = kRules,
     .key_flags = "regex count files-with-matches pattern",
     .examples = kExamples,
+    .mcp_flags = "regex ignore-case context max-count glob count",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -346,14 +347,6 @@ Json run(const Args& a, contract::Context& ctx) {
       ctx.raw() += "[" + std::to_string(page.total) + " matching lines in " +
                    std::to_string(page.files) + " files searched]";
     ctx.commit();
-  }
-  if (ctx.format() == contract::Format::Text) {
-    const std::string cut =
-        page.truncated ? "continue with --skip " + std::to_string(a.skip + page.emitted) : "";
-    if (std::string line = os::text_end_line(cut, page.skips); !line.empty()) {
-      ctx.raw() += line;
-      ctx.commit();
-    }
   }
   Json end = Json::object(
       {{"complete", ok && !page.truncated},

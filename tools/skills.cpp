@@ -22,6 +22,7 @@
 #include "runner/main.h"
 #include "text/front_matter.h"
 #include "tools/skills.schema.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -59,7 +60,6 @@ constexpr contract::Rule kRules[] = {
      "--show NAME names several skills; the repair offers each one's directory"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"skills .",
@@ -80,10 +80,11 @@ const contract::Tool kTool{
     .output = contract::Output::Document,
     .schema = "skills.v1",
     .data_schema = tool_schema::kData,
-    .text = render_text,
+    .text = render::skills,
     .rules = kRules,
     .key_flags = "show",
     .examples = kExamples,
+    .mcp_flags = "show",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -297,18 +298,6 @@ Json run(const Args& a, contract::Context& ctx) {
                        {"duplicates", std::move(dups)}, {"skipped", skipped.to_json()}});
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* body = data.get("body")) {
-    out += body->str();
-    return;
-  }
-  for (auto& s : data.get("skills")->items()) {
-    out += s.get("name")->str() + "\t" + s.get("path")->str() + "\t" +
-           s.get("description")->str() + "\n";
-  }
-  for (auto& i : data.get("invalid")->items())
-    out += "invalid\t" + i.get("path")->str() + "\t" + i.get("cause")->str() + "\n";
-}
 
 }  // namespace
 

@@ -26,6 +26,7 @@
 #include "text/regex.h"
 #include "text/search.h"
 #include "tools/tally.schema.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -51,7 +52,7 @@ using contract::Kind;
 constexpr contract::Flag<Args> kFlags[] = {
     {.name = "field", .short_name = 'f', .kind = Kind::Nat, .bind = &Args::field,
      .value_name = "N", .ceiling = 65536, .floor = 1,
-     .help = "count the Nth field (1-based) of each line instead of the whole line, fields "
+     .help = "count the Nth field of each line, not the whole line; fields are 1-based, "
              "split on --delim as cut -d does; a line with fewer than N fields is not counted "
              "but added to `skipped`"},
     {.name = "delim", .short_name = 'd', .kind = Kind::Text, .bind = &Args::delim,
@@ -104,7 +105,6 @@ constexpr contract::Rule kRules[] = {
      "a --regex pattern RE2 does not accept, or a --match pattern holding a newline"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"tally --field 2 --delim ' ' --top 3 app.log",
@@ -131,10 +131,11 @@ const contract::Tool kTool{
     .schema = "tally.v1",
     .data_schema = tool_schema::kData,
     .effects = contract::kReadFiles | contract::kReadStdin,
-    .text = render_text,
+    .text = render::tally,
     .rules = kRules,
     .key_flags = "field delim top match",
     .examples = kExamples,
+    .mcp_flags = "field delim top match",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -477,21 +478,6 @@ Json run(const Args& a, contract::Context& ctx) {
 }
 
 // uniq -c's layout ("%7d key"), most frequent first; what the list left out is said.
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  for (const Json& t : data.get("top")->items()) {
-    std::string n = std::to_string(t.get("count")->as_uint());
-    out.append(n.size() < 7 ? 7 - n.size() : 0, ' ').append(n).append(1, ' ');
-    out.append(t.get("key")->str()).append(1, '\n');
-  }
-  if (const Json* u = data.get("unmatched"))
-    out += "[" + std::to_string(data.get("total")->as_uint()) + " counted, " +
-           std::to_string(data.get("skipped")->as_uint()) + " skipped, " +
-           std::to_string(u->as_uint()) + " did not match]\n";
-  if (data.get("truncated")->as_bool())
-    out += "[truncated: " +
-           std::to_string(data.get("distinct")->as_uint() - data.get("top")->items().size()) +
-           " more distinct keys; raise --top]\n";
-}
 
 }  // namespace
 

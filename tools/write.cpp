@@ -47,6 +47,7 @@
 #include "tools/write.schema.h"
 #include "writer/table.h"
 #include "writer/writer.h"
+#include "tools/render/render.h"
 
 namespace {
 
@@ -144,7 +145,6 @@ constexpr contract::Rule kOwnRules[] = {
     {"conflict.locked"},
 };
 
-void render_text(const Json& data, std::string& out, const contract::Drain&);
 
 constexpr contract::Example kExamples[] = {
     {"echo draft | write --create --stdin todo.md",
@@ -179,10 +179,11 @@ const contract::Tool kTool{
         "deterministic, idempotent, atomic, no_blind_overwrite, mode_preserved, "
         "no_litter, bounded_memory",
     .concurrency = kConcurrency,
-    .text = render_text,
+    .text = render::write,
     .rules = kRules,
     .key_flags = "create stdin",
     .examples = kExamples,
+    .mcp_flags = "create if-sha256 stdin dry-run",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -467,19 +468,6 @@ Json run(const Args& a, contract::Context& ctx) {
   return data;
 }
 
-void render_text(const Json& data, std::string& out, const contract::Drain&) {
-  out += contract::printable(data.get("path")->str());
-  out += ": ";
-  bool changed = data.get("changed")->as_bool();
-  out += !changed ? "unchanged" : data.get("created")->as_bool() ? "created" : "replaced";
-  out += ", " + std::to_string(data.get("bytes")->as_uint()) + " bytes, " + data.get("eol")->str() +
-         (data.get("bom")->as_bool() ? ", bom" : "") + ", sha256 " +
-         data.get("after_sha256")->str() + "\n";
-  if (const Json* dirs = data.get("parents_created"))
-    for (const Json& d : dirs->items())
-      out += "made directory " + contract::printable(d.str()) + "\n";
-  writer::render_diff_of(data, out);
-}
 
 }  // namespace
 

@@ -112,6 +112,8 @@ std::string contract_skill();
 std::string output_schema(const Tool& tool, const Adapter& a);
 // Every rule the tool can reach: the contract's own (parser, path checks) and the table's.
 std::vector<Rule> rules_of(const Tool& tool, const Adapter& a);
+// The first clause of a help text: what a flag does, without the fine print.
+std::string_view first_clause(std::string_view help);
 // The flags every tool has, appended to its own: --root (when it touches files), --format.
 std::vector<FlagInfo> common_flags(const Tool& tool);
 

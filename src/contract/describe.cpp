@@ -157,7 +157,8 @@ bool common_area(std::string_view tag) {
   return tag.starts_with("args.") || tag.starts_with("path.") || tag.starts_with("io.");
 }
 
-// The first clause of a help text: what a flag does, without the fine print.
+}  // namespace
+
 std::string_view first_clause(std::string_view help) {
   size_t k = help.find("; ");
   if (k == std::string_view::npos) return help;
@@ -167,6 +168,8 @@ std::string_view first_clause(std::string_view help) {
     cut = cut.substr(0, cut.rfind(" ("));
   return cut;
 }
+
+namespace {
 
 // The usage line without the flags the contract skill explains once (--root, --format).
 std::string short_usage(std::string_view usage) {
@@ -352,6 +355,16 @@ Json introspect(const Tool& tool, const Adapter& a) {
       {"concurrency", tool.concurrency},
       {"output_schema", std::move(schema)},
       {"examples", std::move(examples)},
+      {"mcp_flags", [&] {
+         Json names = Json::array();
+         for (std::string_view rest = tool.mcp_flags; !rest.empty();) {
+           size_t sp = rest.find(' ');
+           names.push(std::string(rest.substr(0, sp)));
+           if (sp == std::string_view::npos) break;
+           rest.remove_prefix(sp + 1);
+         }
+         return names;
+       }()},
   });
 }
 

@@ -125,6 +125,9 @@ struct Tool {
   // the first clause of each one's help) and the examples; --help and introspect have the rest.
   std::string_view key_flags = "";
   std::span<const Example> examples{};
+  // The flags tack-mcp offers a model as arguments (space-separated): what an agent needs to do
+  // the tool's work. The rest (tuning knobs) stay the command line's and cost no model a byte.
+  std::string_view mcp_flags = "";
 };
 
 // The parts of a flag the untyped core needs.

@@ -114,33 +114,6 @@ contract::Json SkipCounts::to_json() const {
                                  {"symlink", symlink}});
 }
 
-std::string text_end_line(std::string_view cut, const SkipCounts& s) {
-  std::string left;
-  auto add = [&](uint64_t n, std::string_view what) {
-    if (n == 0) return;
-    left += left.empty() ? "skipped: " : ", ";
-    left += std::to_string(n);
-    left += ' ';
-    left += what;
-  };
-  add(s.ignored, "ignored (--no-ignore to include)");
-  add(s.glob, "left out by --glob");
-  add(s.hidden, "hidden (--hidden to include)");
-  add(s.binary, "binary (a file named is searched)");
-  add(s.special, "special");
-  add(s.symlink, "symlink");
-  if (cut.empty() && left.empty()) return {};
-  std::string line = "[";
-  if (!cut.empty()) {
-    line += "truncated: ";
-    line += cut;
-    if (!left.empty()) line += "; ";
-  }
-  line += left;
-  line += "]";
-  return line;
-}
-
 Walker::Walker(WalkOptions opts, Fd dir, std::string shown, int ignore_root, std::string rel)
     : opts_(std::move(opts)) {
   for (auto& g : opts_.globs) globs_.add_line(g);

@@ -44,12 +44,6 @@ struct SkipCounts {
   contract::Json to_json() const;
 };
 
-// The last line of a tree reader's --format text answer, one shape for every tool: what was
-// cut (`cut`, e.g. "continue with --skip 10", empty when nothing was) and what was left out,
-// "[truncated: …; skipped: 2 ignored (--no-ignore to include), 1 hidden (--hidden to
-// include)]"; empty when nothing was cut or left out.
-std::string text_end_line(std::string_view cut, const SkipCounts& s);
-
 struct WalkOptions {
   bool hidden = false;             // include hidden names
   bool no_ignore = false;          // read no .gitignore / .ignore

@@ -47,7 +47,6 @@ void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
 }
 
 void emit_end(const Tool& tool, Context& ctx, Out& out, const Json& fields) {
-  if (ctx.format() == Format::Text) return;
   bool ok = ctx.errors().empty();
   Json end = Json::object({{"type", "end"},
                            {"ok", ok},
@@ -57,6 +56,10 @@ void emit_end(const Tool& tool, Context& ctx, Out& out, const Json& fields) {
   for (auto& [k, v] : fields.members()) end.set(k, v);
   if (!end.get("truncated")) end.set("truncated", false);
   if (!end.get("next")) end.set("next", nullptr);
+  if (ctx.format() == Format::Text) {
+    if (tool.text) tool.text(end, out.buffer(), {});  // the footer: what was cut or skipped
+    return;
+  }
   JsonWriter w(out.buffer());
   end.write(w);
   out.buffer() += '\n';

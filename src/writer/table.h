@@ -19,7 +19,7 @@ inline constexpr uint64_t kMaxBytesCeiling = 256ull * 1024 * 1024;
 inline constexpr uint64_t kDiffLinesCeiling = 1'000'000;
 
 inline constexpr std::string_view kDryRunHelp =
-    "check everything and answer with the diff and planned_actions, changing nothing (exit 9)";
+    "change nothing; check everything and answer with the diff and planned_actions (exit 9)";
 inline constexpr std::string_view kDiffLinesHelp =
     "the most diff lines listed; past it diff_truncated is true";
 

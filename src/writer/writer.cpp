@@ -206,10 +206,5 @@ Json paths_json(const std::vector<std::string>& paths) {
   return list;
 }
 
-void render_diff_of(const Json& data, std::string& out) {
-  const Json* diff = data.get("diff");
-  if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
-}
 
 }  // namespace writer

@@ -130,18 +130,5 @@ contract::Json planned(const os::Place& place, const std::string& path, bool cha
 // Paths as text_or_bytes, as parents_created lists them.
 contract::Json paths_json(const std::vector<std::string>& paths);
 
-// The text of an answer for one file, or for several ({files: [...]}): each by One. A tool's
-// Tool::text.
-template <void (*One)(const contract::Json&, std::string&)>
-void render_files(const contract::Json& data, std::string& out, const contract::Drain&) {
-  if (const contract::Json* files = data.get("files")) {
-    for (const contract::Json& one : files->items()) One(one, out);
-    return;
-  }
-  One(data, out);
-}
-
-// The end of an answer's text: its diff, and a mark when the diff was cut.
-void render_diff_of(const contract::Json& data, std::string& out);
 
 }  // namespace writer

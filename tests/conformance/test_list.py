@@ -118,7 +118,7 @@ def test_text_mode_ends_with_what_was_left_out(small):
     r = L("--root", small, "--format", "text")
     # the JSON answer's counts, in one line after the entries
     assert r.out.split(b"\n")[-2:] == [
-        b"[skipped: 1 ignored (--no-ignore to include), 3 hidden (--hidden to include)]", b""]
+        b"[skipped: 1 ignored, 3 hidden]", b""]
     j = L("--root", small)
     assert end(j)["skipped"]["ignored"] == 1 and end(j)["skipped"]["hidden"] == 3
     # nothing left out: no line
@@ -126,13 +126,12 @@ def test_text_mode_ends_with_what_was_left_out(small):
     assert not r.out.split(b"\n")[-2].startswith(b"[")
     # cut and left out: one line, the cursor first
     r = L("--root", small, "--format", "text", "--max-entries", "2")
-    assert r.out == (b"a/\na-b/\n[truncated: continue with --skip 2; skipped: 3 hidden "
-                     b"(--hidden to include)]\n")
+    assert r.out == b'a/\na-b/\n[truncated; next: {"skip":2}; skipped: 3 hidden]\n'
     r = L("--root", small, "--format", "text", "--max-entries", "2", "--hidden", "--no-ignore")
-    assert r.out.endswith(b"\n[truncated: continue with --skip 2]\n")
+    assert r.out.endswith(b'\n[truncated; next: {"skip":2}]\n')
     # --find counts the same way
     r = L("--root", small, "--format", "text", "--find", "top")
-    assert r.out == b"top.txt\n[skipped: 1 ignored (--no-ignore to include), 3 hidden (--hidden to include)]\n"
+    assert r.out == b"top.txt\n[skipped: 1 ignored, 3 hidden]\n"
 
 
 def test_text_mode_end_line_is_deterministic(small):

@@ -298,7 +298,7 @@ def test_text_format_is_one_line_per_item(tree):
     z = S("--root", tree.root, "--format", "text", "-m", "0", "bar", "c")
     assert z.out == b"[5 matching lines in 4 files searched]\n"
     t = S("--root", tree.root, "--format", "text", "-c", "-m", "1", "bar", "c")
-    assert t.out.startswith(b"c/a.txt:2\n") and b"--skip 1" in t.out
+    assert t.out.startswith(b"c/a.txt:2\n") and b'next: {"skip":1}' in t.out
 
 
 # --- M5: differential against GNU grep -rcF / -rlF ------------------------------------------

@@ -170,3 +170,16 @@ def test_example_runs_and_answers_as_it_says(tmp_path, ex):
     else:
         assert ok, out
         assert p.returncode == (9 if "--dry-run" in words else 0), out
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_the_arguments_offered_to_a_model_are_flags_of_the_tool(tool):
+    # tack-mcp offers a model only these (the table's mcp_flags); a name no flag has would be an
+    # argument that does nothing, and the runner's own flags are the server's to set.
+    info = tack.introspect(tool)
+    flags = {f["name"] for f in info["flags"]}
+    assert info["mcp_flags"], tool
+    for name in info["mcp_flags"]:
+        assert name in flags, (tool, name)
+        assert name not in ("root", "format", "help", "version"), (tool, name)
+    assert len(info["mcp_flags"]) == len(set(info["mcp_flags"]))

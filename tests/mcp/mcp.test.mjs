@@ -86,7 +86,10 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
     assert.equal(t.outputSchema.type, "object", t.name);
     validator.getValidator(t.inputSchema);
     validator.getValidator(t.outputSchema);
-    assert.ok(t.description.length > 50 && t.description.length < 1400, `${t.name}: ${t.description.length}`);
+    assert.ok(t.description.length > 15 && t.description.length < 200, `${t.name}: ${t.description.length}`);
+    // In a model's terms: arguments by their names, no command-line flags or pointers to --help.
+    const said = t.description + JSON.stringify(t.inputSchema);
+    assert.ok(!/--[a-z]/.test(said), `${t.name}: ${said}`);
     assert.ok(t.title.startsWith(t.name));
   }
   const by = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -95,8 +98,9 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
   assert.equal(by.write.annotations.destructiveHint, true);
   assert.equal(by.move.annotations.destructiveHint, false); // a tombstone: undone by moving back
   assert.deepEqual(by.peek.inputSchema.required, ["paths"]);
-  assert.equal(by.peek.inputSchema.properties.max_bytes.type, "integer");
-  assert.ok(by.peek.inputSchema.properties.max_bytes.maximum > 0);
+  assert.equal(by.peek.inputSchema.properties.lines.type, "string");
+  assert.equal(by.peek.inputSchema.properties.max_bytes, undefined); // a knob: the CLI's
+  assert.deepEqual(by.seek.inputSchema.required, ["pattern"]);
   assert.equal(by.write.inputSchema.properties.stdin.type, "string");
   await client.close();
 });
@@ -342,4 +346,79 @@ test("the server runs under its own seccomp filter and no_new_privs, and its too
   assert.match(status, /NoNewPrivs:\s+1/);
   assert.match(status, /Seccomp:\s+2/);
   assert.equal(JSON.parse(out.split("\n")[0]).result.isError, false);
+});
+
+// What a model reads: every description and compact input schema, and the instructions. The
+// reference filesystem server's fourteen tools cost 7,167 bytes; tack's may cost no more.
+test("the tool definitions and instructions fit in the reference server's 7.2 KB", async () => {
+  const { root } = tree();
+  const client = await connect(root);
+  const { tools } = await client.listTools();
+  let bytes = Buffer.byteLength(client.getInstructions() || "");
+  for (const t of tools) bytes += Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema));
+  assert.ok(bytes <= 7167, `${bytes} bytes`);
+  assert.ok(!/--[a-z]/.test(client.getInstructions()));
+  await client.close();
+});
+
+test("content is the tool's compact text; structuredContent the JSON; --content json the JSON", async () => {
+  const { root } = tree();
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}: short text`);
+  fs.writeFileSync(path.join(root, "short.txt"), lines.join("\n") + "\n");
+  fs.writeFileSync(path.join(root, "crlf.txt"), "a\r\nb\r\n");
+  const client = await connect(root);
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"] } });
+  const text = r.content[0].text;
+  assert.equal(text, lines.map((l, i) => `${i + 1}\t${l}\n`).join(""));
+  assert.ok(text.length <= fs.statSync(path.join(root, "short.txt")).size + 6 * 100);
+  assert.equal(r.structuredContent.data.lines.length, 100);
+  // notable: a one-line header
+  r = await client.callTool({ name: "peek", arguments: { paths: ["crlf.txt"] } });
+  assert.equal(r.content[0].text, "[crlf]\n1\ta\n2\tb\n");
+  r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"], lines: "1:2", max_bytes: 30 } });
+  assert.match(r.content[0].text, /^\[size \d+ bytes; more: lines 2:\]\n1\tline 1: short text\n$/);
+  // seek: path:line:text, counts path:N; list: a path a line
+  r = await client.callTool({ name: "seek", arguments: { pattern: "line 10", paths: ["short.txt"] } });
+  assert.equal(r.content[0].text, "short.txt:10:line 10: short text\nshort.txt:100:line 100: short text\n");
+  r = await client.callTool({ name: "seek", arguments: { pattern: "line 10", paths: ["short.txt"], count: true } });
+  assert.equal(r.content[0].text, "short.txt:2\n");
+  r = await client.callTool({ name: "list", arguments: { dirs: ["sub"] } });
+  assert.equal(r.content[0].text, "sub/inner.txt\n");
+  // a writer: one line and the unified diff
+  r = await client.callTool({ name: "replace", arguments: { old: "line 2: short", new: "line 2: long", paths: ["short.txt"] } });
+  assert.equal(r.content[0].text.split("\n").slice(1).join("\n"),
+    "@@ -1,5 +1,5 @@\n line 1: short text\n-line 2: short text\n+line 2: long text\n line 3: short text\n" +
+    " line 4: short text\n line 5: short text\n");
+  assert.match(r.content[0].text, /^short\.txt: 1 replacement\(s\), sha256 [0-9a-f]{64}\n/);
+  // an error: rule: message, the repair as a tool call, never a path of the server's machine
+  r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"], lnes: "1:2" } });
+  assert.equal(r.content[0].text.split("\n")[0], "args.unknown-flag: peek takes no argument 'lnes'.");
+  assert.ok(r.content[0].text.includes('repair: peek {"paths":["short.txt"],"lines":"1:2"}'), r.content[0].text);
+  fs.writeFileSync(path.join(root, "long.txt"), "x".repeat(5000) + "\n");
+  r = await client.callTool({ name: "peek", arguments: { paths: ["long.txt"], max_line_bytes: 1024 } });
+  assert.equal(r.structuredContent.error.rule, "limit.line-too-long");
+  assert.ok(!JSON.stringify(r).includes(root) && !JSON.stringify(r).includes(BIN), JSON.stringify(r));
+  assert.match(r.content[0].text, /\nlimit\.line-too-long: [^\n]*\nhint: [^\n]*\nrepair: peek \{"max_line_bytes":5000,/);
+  // an argument of the wrong type is named as the argument
+  r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"], witness: "yes" } });
+  assert.equal(r.structuredContent.error.rule, "args.bad-value");
+  assert.match(r.content[0].text, /^args\.bad-value: the argument 'witness' of peek must be true or false\./);
+  await client.close();
+
+  const json = await connect(root, { args: ["--content", "json"] });
+  r = await json.callTool({ name: "peek", arguments: { paths: ["crlf.txt"] } });
+  assert.equal(JSON.parse(r.content[0].text).eol, "crlf");
+  await json.close();
+});
+
+test("content past the server's budget is cut at a line and says so", async () => {
+  const { root } = tree();
+  fs.writeFileSync(path.join(root, "many.txt"), Array.from({ length: 5000 }, (_, i) => `needle ${i}`).join("\n") + "\n");
+  const client = await connect(root, { args: ["--max-content", "4096"] });
+  const r = await client.callTool({ name: "seek", arguments: { pattern: "needle", paths: ["many.txt"], max_count: 5000 } });
+  const text = r.content[0].text;
+  assert.ok(Buffer.byteLength(text) <= 4096 + 200, `${text.length}`);
+  assert.match(text, /\[content cut at \d+ of \d+ bytes; structuredContent holds the whole answer/);
+  assert.equal(r.structuredContent.records.length, 5000 + 1);
+  await client.close();
 });

@@ -210,19 +210,4 @@ TEST(SkipCounts, Json) {
             R"({"ignored":0,"glob":0,"hidden":0,"binary":0,"special":0,"symlink":0})");
 }
 
-TEST(SkipCounts, TextEndLine) {
-  EXPECT_EQ(os::text_end_line("", {}), "");
-  EXPECT_EQ(os::text_end_line("continue with --skip 5", {}), "[truncated: continue with --skip 5]");
-  os::SkipCounts s;
-  s.binary = 2;
-  s.hidden = 5;
-  EXPECT_EQ(os::text_end_line("", s),
-            "[skipped: 5 hidden (--hidden to include), 2 binary (a file named is searched)]");
-  s = {1, 2, 3, 4, 5, 6};
-  EXPECT_EQ(os::text_end_line("continue with --skip 9", s),
-            "[truncated: continue with --skip 9; skipped: 1 ignored (--no-ignore to include), 6 "
-            "left out by --glob, 2 hidden (--hidden to include), 3 binary (a file named is "
-            "searched), 4 special, 5 symlink]");
-}
-
 }  // namespace

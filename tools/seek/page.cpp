@@ -2,6 +2,7 @@
 #include "tools/seek/page.h"
 
 #include "tools/seek/long_line.h"
+#include "tools/render/render.h"
 
 namespace seek {
 
@@ -46,8 +47,7 @@ void Page::file_record(const Slot& s) {
 void Page::count_record(const Slot& s) {
   const bool exact = cfg.mode == Mode::Count;
   if (ctx.format() == contract::Format::Text) {
-    ctx.raw() += s.path;
-    if (exact) ctx.raw() += ":" + std::to_string(s.found);
+    render::seek_file(s.path, exact ? Json(s.found) : Json(), ctx.raw());
     ctx.commit();
     return;
   }
