@@ -131,9 +131,10 @@ APPLY = [
                                "mixed.txt"], b"m\r\nn\n"),
     ("write-create-crlf", "write", ["--create", "--eol", "crlf", "--bom", "add", "--stdin",
                                     "fresh.txt"], b"f\ng\n"),
-    ("move", "move", ["plain.txt", "dir/moved.txt"], None),
+    ("move", "move", ["--if-sha256", sha(tack.PLAIN), "plain.txt", "dir/moved.txt"], None),
     ("move-hash", "move", ["--if-sha256", sha(tack.PLAIN), "plain.txt", "moved.txt"], None),
-    ("move-parents", "move", ["--parents", "crlf.txt", "m/n/crlf.txt"], None),
+    ("move-parents", "move", ["--parents", "--if-sha256", sha(tack.CRLF), "crlf.txt",
+                              "m/n/crlf.txt"], None),
     ("move-remove", "move", ["--remove", "--if-sha256", sha(tack.PLAIN), "plain.txt"], None),
 ]
 
@@ -150,6 +151,11 @@ def test_apply_twice_same_state_second_unchanged(tree, case):
     # A dry run of the applied call agrees: nothing left to do.
     dry = run(tool, "--root", tree.root, "--dry-run", *args, stdin=stdin)
     assert dry.exit == 9 and dry.data["changed"] is False and dry.doc["planned_actions"] == []
+    if tool == "move" and "--remove" not in args:
+        # A move is shown to have landed only by the hash: without it, PATH is not found.
+        i = args.index("--if-sha256")
+        bare = run(tool, "--root", tree.root, *(args[:i] + args[i + 2:]))
+        assert bare.rules == ["io.not-found"] and state(tree.root) == after
 
 
 # --- concurrent writers -------------------------------------------------------------------------
