@@ -36,6 +36,20 @@ timings() {
   python3 "$bench_dir/report.py" gather "$work/m.json" "${files[@]}"
 }
 
+# agree KIND TACK_CMD INCUMBENT_CMD [--single]: runs the two command lines exactly as timings
+# is given them and stops (returns 1, naming the difference) unless they give the same answer
+# (bench/agree.py: KIND paths, lines, counts or files; NDJSON must be complete, not cut at a
+# limit). Prints how many items agreed. The incumbent may exit 1 (rg, grep: no match).
+agree() {
+  local kind=$1 ours=$2 theirs=$3 single=${4:-} rc=0
+  eval "$ours" </dev/null >"$work/agree.ours" || rc=$?
+  if [ "$rc" -ne 0 ]; then echo "agree: '$ours' exited $rc" >&2; return 1; fi
+  eval "$theirs" </dev/null >"$work/agree.theirs" || rc=$?
+  if [ "$rc" -gt 1 ]; then echo "agree: '$theirs' exited $rc" >&2; return 1; fi
+  python3 "$bench_dir/agree.py" "$kind" "$work/agree.ours" "$work/agree.theirs" $single ||
+    { echo "agree: '$ours' and '$theirs' differ" >&2; return 1; }
+}
+
 # record SECTION LABEL GOAL: the last timings as a row of the report: every command's median
 # and minimum, and the first command's median over the second's (GOAL: the most that ratio may
 # be, e.g. 1.0; "-" for none).

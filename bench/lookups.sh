@@ -39,20 +39,43 @@ PY
 sha256sum src/mod0*/file0.c > SHA256SUMS
 echo "tampered" >> src/mod03/file0.c
 
-# task, then the tack calls and the shell calls (each call one line)
+# row TASK TACK_CALLS SHELL_CALLS [TACK_FINDING SHELL_FINDING]: the calls an agent makes for
+# TASK with each, one call a line, each run on its own as an agent's tool call is (a pipeline is
+# one call). A call that fails (exits other than 0, or the FINDING status that reports what the
+# task looks for, e.g. a checksum that does not match) is dropped: neither counted as a call
+# made nor its output as bytes read, and named as failed. A side whose calls all failed stops
+# the script: its figures would mean nothing.
 row() {
   local task=$1 tack_calls=$2 shell_calls=$3
-  local tb sb
-  tb=$( (bash -c "$tack_calls" 2>/dev/null || true) | wc -c)
-  sb=$( (bash -c "$shell_calls" 2>/dev/null || true) | wc -c)
-  local tn sn
-  tn=$(grep -c . <<< "$tack_calls")
-  sn=$(grep -c . <<< "$shell_calls")
-  printf '%s\n  tack  (%d call): %s\n        %d bytes\n  shell (%d call): %s\n        %d bytes\n' \
-    "$task" "$tn" "$tack_calls" "$tb" "$sn" "$shell_calls" "$sb"
+  local tn tb sn sb
+  read -r tn tb <<< "$(calls "$tack_calls" "${4:-0}")"
+  read -r sn sb <<< "$(calls "$shell_calls" "${5:-0}")"
+  if [ "$tn" -eq 0 ] || [ "$sn" -eq 0 ]; then
+    echo "$task: every call of one side failed" >&2
+    return 1
+  fi
+  printf '%s\n  tack  (%d call(s)): %s\n        %d bytes\n  shell (%d call(s)): %s\n        %d bytes\n' \
+    "$task" "$tn" "${tack_calls//$'\n'/ ; }" "$tb" "$sn" "${shell_calls//$'\n'/ ; }" "$sb"
   record_value "what an agent's lookups cost: calls and bytes read, tack / shell" "$task" \
-    "$tn call, $tb B / $sn call, $sb B" "" "no more calls than the shell" \
-    "$([ "$tn" -le "$sn" ] && echo yes || echo no)" "$tack_calls"
+    "$tn call(s), $tb B / $sn call(s), $sb B" "" "no more calls than the shell" \
+    "$([ "$tn" -le "$sn" ] && echo yes || echo no)" "${tack_calls//$'\n'/ ; }"
+}
+# calls LINES FINDING: "N BYTES", how many of the calls succeeded (exit 0 or FINDING) and the
+# bytes of their output; each failed call is named on stderr.
+calls() {
+  local n=0 bytes=0 line rc
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    rc=0
+    bash -c "$line" >"$work/call.out" 2>/dev/null || rc=$?
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq "$2" ]; then
+      n=$((n + 1))
+      bytes=$((bytes + $(wc -c < "$work/call.out")))
+    else
+      echo "  failed (exit $rc), dropped: $line" >&2
+    fi
+  done <<< "$1"
+  echo "$n $bytes"
 }
 export PATH="$bin:$PATH"
 
@@ -68,12 +91,14 @@ row "the most frequent level in a 1M-line log, and its other spellings" \
 row "how many lines say error in any case" \
     "tally --match error -i --field 2 --delim ' ' --format text app.log" \
     "grep -ic error app.log"
-row "verify a checksum list" \
+row "verify a checksum list (one file was changed since)" \
     "digest --check SHA256SUMS --format text" \
-    "sha256sum -c SHA256SUMS"
+    "sha256sum -c SHA256SUMS" 8 1
+# jq keeps the last of repeated keys without a word: the shell needs a second call to be sure
 row "a value deep in a 20 MB one-line JSON, sure no key on its path is repeated" \
     "jsonq --format text --pointer '/config/regions/eu~1west/port' big.json" \
-    "jq '.config.regions[\"eu/west\"].port' big.json"
+    "jq '.config.regions[\"eu/west\"].port' big.json
+grep -oE '\"(config|regions|eu/west|port)\":' big.json | sort | uniq -c"
 row "read around a marker in a 200k-line log" \
     "seek --context 3 --max-count 1 --format text MARKER server.log" \
     "grep -n -C3 -m1 MARKER server.log"

@@ -12,8 +12,10 @@
 # 8 KiB; grep -I, ugrep -I), line numbers on, every matching line written. (grep and ugrep are
 # timed, not checked: their binary and hidden rules differ a little from rg's.) seek writes NDJSON
 # records (path, line, offset, spans, text) where rg -n writes path:line:text; `seek --format
-# text` writes what rg does and is a column of its own. Each case first checks that seek and rg
-# find the same number of lines, or the timing means nothing.
+# text` writes what rg does and is a column of its own. Before each timing the very command
+# lines timed are run once and must give the same lines (counts, files) as rg, seek's NDJSON
+# complete and not cut (bench/agree.py); a difference stops the script, since a timing of two
+# different answers means nothing.
 #
 #  1. the pattern suite on the tree, and one 1 GiB file
 #  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
@@ -38,14 +40,11 @@ echo
 # -N splits them (quoted like a shell); grep and ugrep take GREP_ARGS (POSIX ERE or literal).
 one() {
   local label=$1 sargs=$2 rargs=$3 gargs=$4 path=${5:-}
-  local ns nr
-  ns=$(eval "$bin/seek --no-ignore --format text --max-count 0 $sargs $path" </dev/null | sed -n 's/^\[\([0-9]*\) matching.*/\1/p')
-  nr=$(eval "rg --no-ignore -n $rargs $path" </dev/null | wc -l || true)  # rg exits 1 on no match
-  if [ "$ns" != "$nr" ]; then
-    echo "$label: seek finds $ns lines, rg $nr: not comparable" >&2
-    exit 1
-  fi
+  local nr single=""
+  [ -z "$path" ] || [ -d "$path" ] || single=--single  # rg names no path for one file
   local cmds=("$seek $sargs $path" "rg --no-ignore -n $rargs $path" "$seek --format text $sargs $path")
+  nr=$(agree lines "${cmds[0]}" "${cmds[1]}" $single) || { echo "$label: not comparable" >&2; exit 1; }
+  agree lines "${cmds[2]}" "${cmds[1]}" $single >/dev/null || { echo "$label: not comparable" >&2; exit 1; }
   local names="seek rg seek-text"
   if have grep; then cmds+=("grep -rnI --exclude=.[!.]* --exclude-dir=.[!.]* $gargs ${path:-.}"); names+=" grep"; fi
   if have ugrep; then cmds+=("ugrep -rnI $gargs ${path:-.}"); names+=" ugrep"; fi
@@ -92,6 +91,7 @@ echo "== 2. growth: the tree 1x, 2x, 4x (hard links), seek and rg, time and peak
 t1=""
 for k in 1 2 4; do
   g=$(grown_tree "$k")
+  agree lines "$seek PM_RESUME $g" "rg --no-ignore -n PM_RESUME $g" >/dev/null
   read -r s r <<< "$(timings 1 "$runs" "$seek PM_RESUME $g" "rg --no-ignore -n PM_RESUME $g")"
   record "seek: growth (goal: time x copies, memory flat)" "${k}x the tree, rare literal" -
   ms_s=$(peak_kib sh -c "$seek PM_RESUME $g | cat")
@@ -108,6 +108,7 @@ echo
 
 echo "== 3. threads: seek --threads N vs rg -j N"
 for j in 1 $(nproc); do
+  agree lines "$seek --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME" >/dev/null
   read -r s r <<< "$(timings 1 "$runs" "$seek --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME")"
   record "seek: threads (goal <= 0.8x rg)" "$j thread(s), rare literal" 0.8
   echo "$j thread(s): seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
@@ -116,12 +117,13 @@ echo
 
 echo "== 4. counts, file lists and several patterns (a count must cost no more than the lines)"
 cases=(
-  "count|-c PM_RESUME|-c PM_RESUME"
-  "files with a match|-l PM_RESUME|-l PM_RESUME"
-  "count 3 patterns|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime"
+  "count|-c PM_RESUME|-c PM_RESUME|counts"
+  "files with a match|-l PM_RESUME|-l PM_RESUME|files"
+  "count 3 patterns|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime|-c -e PM_RESUME -e PM_SUSPEND -e pm_runtime|counts"
 )
 for c in "${cases[@]}"; do
-  IFS='|' read -r label sargs rargs <<< "$c"
+  IFS='|' read -r label sargs rargs kind <<< "$c"
+  agree "$kind" "$seek $sargs" "rg --no-ignore $rargs" >/dev/null
   read -r s r <<< "$(timings 1 "$runs" "$seek $sargs" "rg --no-ignore $rargs")"
   record "seek: counts and file lists (goal <= 1.0x rg)" "$label" 1.0
   echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"

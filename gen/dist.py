@@ -36,6 +36,14 @@ def main():
     prefix = a.prefix.rstrip("/") if a.prefix else None
     tools_dir = f"{prefix}/lib/tack/bin" if prefix else bin_dir
     infos = tackinfo.tools(bin_dir, a.tools)
+    if prefix is not None:
+        # run finds its programs directory beneath the prefix it is installed in, so the staged
+        # binary (under DESTDIR) names the staged one: the pages name where it will be.
+        staged = os.path.dirname(os.path.dirname(os.path.dirname(bin_dir)))
+        for info in infos:
+            auth = info.get("authority", {})
+            if staged != prefix and isinstance(auth.get("programs"), str):
+                auth["programs"] = auth["programs"].replace(f"{staged}/libexec/", f"{prefix}/libexec/")
     mcp = tackinfo.mcp(bin_dir)
     out = a.out
     for name, page in man.generate(infos, mcp, tools_dir, man.date_of(source_date())).items():

@@ -7,8 +7,9 @@
 //
 // Decisions:
 //  * A retry that already landed is changed:false, exit 0: PATH is gone and NEWPATH (or the
-//    tombstone) is there — with --if-sha256, hashing to HEX; without it, whatever it is (the
-//    state the call asks for holds). A hash that does not match is io.not-found for PATH,
+//    tombstone) is there hashing to --if-sha256's HEX. Without --if-sha256 nothing shows that
+//    what is there was moved (a mistyped PATH looks the same), so it is io.not-found for PATH,
+//    its hint naming the destination that exists; with a hash that does not match, the same,
 //    with the destination's kind and hash in detail.
 //  * --if-sha256 hashes a regular file's content and a symbolic link's target text (the
 //    link is never followed); a directory or a special file cannot be hashed
@@ -50,7 +51,8 @@ using contract::Role;
 constexpr contract::Flag<Args> kFlags[] = {
     writer::if_sha256<Args>("PATH must hash to HEX (a file: its content; a symbolic link: its "
                             "target text), checked under the lock; with --remove, one per PATH "
-                            "in order"),
+                            "in order. A retry finding PATH gone is changed:false only when "
+                            "NEWPATH hashes to HEX"),
     {.name = "remove",
      .kind = Kind::Bool,
      .bind = &Args::remove,
@@ -92,6 +94,9 @@ constexpr contract::Rule kRules[] = {
     {"io.write-failed"},
     {"io.rename-unsupported"},
     {"precondition.required", Repairable::Never, "--remove without --if-sha256"},
+    {"io.not-found", Repairable::Never,
+     "PATH is missing; with NEWPATH there, a retry that landed only if --if-sha256 is given "
+     "and NEWPATH hashes to it"},
     {"precondition.hash-mismatch"},
     {"conflict.exists"},
     {"conflict.locked"},

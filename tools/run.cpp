@@ -1,6 +1,7 @@
 // run.cpp — start one program from the deployer's programs directory, confined, with a
 // deadline and an output cap, and leave nothing behind. Unlike timeout(1) or a shell tool it
-// takes a program *name* (never a path) looked up in one directory fixed when tack is built,
+// takes a program *name* (never a path) looked up in one directory (fixed when run is built, or
+// PREFIX/libexec/tack/programs beneath the prefix its binary is installed in),
 // passes the arguments byte for byte with no shell and a fixed environment, confines the
 // program (Landlock: read anywhere, write beneath the root and a private TMPDIR; no internet
 // sockets), ends the whole tree it started (setsid, double forks, stopped or TERM-deaf
@@ -23,11 +24,20 @@
 #include "tools/run.schema.h"
 #include "tools/render/render.h"
 
-#ifndef TACK_PROGRAMS_DIR
-#error "TACK_PROGRAMS_DIR (the programs directory) is fixed when run is built"
-#endif
-
 namespace {
+
+// The one programs directory: -DTACK_PROGRAMS_DIR when the build fixed it, else the one
+// beneath the prefix this binary is installed in (so a package and `make install PREFIX=...`
+// each look beneath their own prefix). Neither a flag nor a variable changes it.
+#ifdef TACK_PROGRAMS_DIR
+const std::string kProgramsDir = TACK_PROGRAMS_DIR;
+constexpr std::string_view kProgramsFrom = "fixed when run was built";
+#else
+const std::string kProgramsDir = os::own_programs_dir();
+constexpr std::string_view kProgramsFrom =
+    "beneath the prefix run is installed in: PREFIX/lib/tack/bin/run looks in "
+    "PREFIX/libexec/tack/programs";
+#endif
 
 using contract::Json;
 using contract::Kind;
@@ -137,8 +147,7 @@ const contract::Tool kTool{
         "nothing it started running.",
     .differs =
         "Unlike a shell tool or timeout(1) it runs only programs the deployer put "
-        "in " TACK_PROGRAMS_DIR
-        ", by name; the program may write only beneath the root and a "
+        "in one programs directory (`run --list` names it), by name; the program may write only beneath the root and a "
         "private TMPDIR, has no internet sockets, and everything it starts (setsid, "
         "double forks included) is killed at the deadline, the output cap, or when run "
         "itself is stopped.",
@@ -154,7 +163,8 @@ const contract::Tool kTool{
     .guarantees = "bounded_memory",
     .concurrency = "none: it takes no lock and cannot see what the program it starts then does",
     .text = render::run,
-    .programs_dir = TACK_PROGRAMS_DIR,
+    .programs_dir = kProgramsDir,
+    .programs_from = kProgramsFrom,
     .rules = kRules,
     .key_flags = "timeout-ms max-output stdin list",
     .examples = kExamples,
@@ -229,8 +239,8 @@ Json stream_json(const os::Channel& s) {
 Json run(const Args& a, contract::Context& ctx) {
   if (!a.program) {
     Json names = Json::array();
-    for (auto& n : os::program_names(TACK_PROGRAMS_DIR)) names.push(Json::bytes(n));
-    return Json::object({{"programs", std::move(names)}});
+    for (auto& n : os::program_names(kProgramsDir.c_str())) names.push(Json::bytes(n));
+    return Json::object({{"directory", Json::bytes(kProgramsDir)}, {"programs", std::move(names)}});
   }
   // A closed 0, 1 or 2 would go to the first descriptor opened below (a pipe, the root): each
   // is held by /dev/null opened read-only, so standard input reads as empty and a write to a
@@ -238,7 +248,7 @@ Json run(const Args& a, contract::Context& ctx) {
   for (int fd = 0; fd <= 2; ++fd)
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) open("/dev/null", O_RDONLY);
   const std::string& name = *a.program;
-  auto found = os::find_program(TACK_PROGRAMS_DIR, name);
+  auto found = os::find_program(kProgramsDir.c_str(), name);
   if (auto* e = std::get_if<contract::Error>(&found)) {
     ctx.error(std::move(*e));
     return nullptr;
@@ -249,7 +259,7 @@ Json run(const Args& a, contract::Context& ctx) {
                                   .path = path,
                                   .args = a.args,
                                   .cwd = a.cwd,
-                                  .programs_dir = TACK_PROGRAMS_DIR,
+                                  .programs_dir = kProgramsDir.c_str(),
                                   .timeout_ms = a.timeout_ms,
                                   .max_output = a.max_output,
                                   .max_stdin = a.max_stdin,

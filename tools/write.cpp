@@ -48,6 +48,13 @@
 #include "writer/table.h"
 #include "writer/writer.h"
 #include "tools/render/render.h"
+#ifdef TACK_TEST_HOOKS
+#include <fcntl.h>
+
+#include <cstdlib>
+
+#include "os/write_error.h"
+#endif
 
 namespace {
 
@@ -285,6 +292,16 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.error(std::move(e));
     return Json(nullptr);
   };
+#ifdef TACK_TEST_HOOKS
+  // The test build (build/fixture/write) only: create this path as it stands, past every check
+  // of the tool's own, so that only the kernel's ruleset stands in the way; its refusal is
+  // answered as any failed write is.
+  if (const char* past = getenv("TACK_TEST_WRITE_PAST_CHECKS")) {
+    int fd = open(past, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(os::write_error(errno, past, "create"));
+    close(fd);
+  }
+#endif
   std::optional<Content> read = read_content(a, ctx);
   if (!read) return nullptr;
   std::string_view content = read->bytes.view();

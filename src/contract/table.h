@@ -120,6 +120,7 @@ struct Tool {
   std::string_view concurrency = "read-only: it never writes, so any number may run at once";
   TextRenderer text = nullptr;  // --format text: data (document) or one record (stream)
   std::string_view programs_dir = "";  // kStartPrograms: the only directory it starts from
+  std::string_view programs_from = "";  // and how that directory was decided
   std::span<const Rule> rules{};
   // The skill is short enough to read in one go: it names only these flags (space-separated,
   // the first clause of each one's help) and the examples; --help and introspect have the rest.

@@ -61,6 +61,7 @@ Policy parse_policy(std::string_view text) {
 }
 
 Policy read_policy(const std::string& programs_dir) {
+  if (programs_dir.empty()) return {};  // no programs directory: no policy, not /.policy
   std::string text;
   int fd = open((programs_dir + "/.policy").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return {};

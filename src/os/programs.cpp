@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 namespace os {
@@ -29,6 +30,25 @@ std::string errno_name(int e) {
 }
 
 }  // namespace
+
+std::string programs_dir_of(std::string_view exe) {
+  if (exe.empty() || exe[0] != '/') return "";
+  std::string_view dir = exe.substr(0, exe.rfind('/'));  // "" for a binary in /
+  constexpr std::string_view kInstalled = "/lib/tack/bin";
+  std::string_view prefix;
+  if (dir.size() >= kInstalled.size() && dir.ends_with(kInstalled))
+    prefix = dir.substr(0, dir.size() - kInstalled.size());
+  else
+    prefix = dir.substr(0, dir.empty() ? 0 : dir.rfind('/'));
+  return std::string(prefix) + "/libexec/tack/programs";
+}
+
+std::string own_programs_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return "";
+  return programs_dir_of(std::string_view(buf, static_cast<size_t>(n)));
+}
 
 std::vector<std::string> program_names(const char* programs_dir) {
   std::vector<std::string> names;

@@ -243,8 +243,8 @@ contract::Json authority(const contract::Tool& tool) {
          "read and write: it reads anywhere and writes beneath --root (without it: the "
          "working directory), a private TMPDIR it removes afterwards, and its cgroup; "
          "its program the same, less the cgroup (less the root with --read-only)"},
-        {"programs", "only those in " + std::string(tool.programs_dir) +
-                         ", by plain name; each in its own session and process group, without "
+        {"programs", "only those in " + std::string(tool.programs_dir) + " (" +
+                         std::string(tool.programs_from) + "), by plain name; each in its own session and process group, without "
                          "capabilities, ended with everything it started; more (network, other "
                          "writable directories) only as the deployer's .policy there grants"},
         {"network",

@@ -13,15 +13,21 @@ using contract::Json;
 
 namespace {
 
-// PATH is gone and the destination does not hold what the caller moved (`actual`: its hash,
-// when it has one): io.not-found, with what is at the destination.
+// PATH is gone and the destination is not shown to hold what the caller moved (`actual`: its
+// hash, when it has one; `checked`: whether a hash was given to compare): io.not-found, with
+// what is at the destination and a hint that says so.
 contract::Error vanished(const std::string& path, const std::string& to_path, const os::Entry& d,
-                         const std::string& actual) {
+                         const std::string& actual, bool checked) {
   contract::Error e = os::errno_error(ENOENT, path, "move");
   if (d.kind != os::Entry::Kind::Missing) {
     e.detail.set("destination", Json::bytes(to_path));
     e.detail.set("destination_kind", kind_name(d.kind));
     if (!actual.empty()) e.detail.set("destination_sha256", actual);
+    const std::string there = "'" + contract::printable(to_path) + "' exists";
+    e.hint = checked ? there + " but does not hash to --if-sha256: it is not what an earlier "
+                               "move of PATH left; check PATH's spelling."
+                     : there + ": if an earlier move put it there, pass --if-sha256 with the "
+                               "hash PATH had to confirm it; else check PATH's spelling.";
   }
   return e;
 }
@@ -62,14 +68,15 @@ os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::
   if (auto* e = std::get_if<contract::Error>(&dst)) return std::move(*e);
   Looked l{false, std::get<os::Entry>(src), std::get<os::Entry>(dst)};
   if (l.s.kind == K::Missing) {
+    // Only a hash shows that what is there is what was moved: without one, an existing
+    // destination is as likely a mistyped PATH as a retry.
     std::string actual;
-    l.landed = l.d.kind != K::Missing;
-    if (l.landed && expect) {
+    if (l.d.kind != K::Missing && expect) {
       auto h = entry_sha256(to, l.d);
       if (auto* hex = std::get_if<std::string>(&h)) actual = *hex;
       l.landed = !actual.empty() && actual == *expect;
     }
-    if (!l.landed) return vanished(path, to_path, l.d, actual);
+    if (!l.landed) return vanished(path, to_path, l.d, actual, expect.has_value());
     return l;
   }
   if (expect) {

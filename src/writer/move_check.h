@@ -16,8 +16,9 @@ namespace writer {
 os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
                                      const std::string& expect);
 
-// What a move finds under the lock: PATH gone and the destination holding what the caller
-// moved (a retry that landed: by its hash, when one was given), or the entries at both; or the
+// What a move finds under the lock: PATH gone and the destination hashing to `expect` (a retry
+// that landed; without `expect` nothing shows that, so PATH is not found), or the entries at
+// both; or the
 // error refusing it: PATH gone otherwise, or not hashing to `expect` (`verb` says what was not
 // done). Whether the destination is free is the caller's to judge.
 struct Looked {

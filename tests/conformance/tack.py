@@ -312,14 +312,22 @@ def _format_of(args: list[bytes]) -> str | None:
     return None
 
 
-def _is_plain_text_request(args: list[bytes]) -> bool:
+def _is_plain_text_request(tool: str, args: list[bytes]) -> bool:
+    """skill, or --help / -h / --version before `--` and not taken as another flag's value
+    (`peek --lines --help x` is a bad --lines, answered in JSON)."""
     if args in ([b"skill"], [b"skill", b"contract"]):
         return True
-    for a in args:
+    valued = _valued_flags(tool)
+    i = 0
+    while i < len(args):
+        a = args[i]
         if a == b"--":
             return False
         if a in (b"--help", b"-h", b"--version"):
             return True
+        if a in valued:
+            i += 1  # the next token is this flag's value, whatever it looks like
+        i += 1
     return False
 
 
@@ -362,9 +370,14 @@ def check_output(tool: str, args: list[bytes], exit: int, out: bytes, err: bytes
         if exit != 0 or err:
             raise ContractViolation(f"introspect failed{ctx}: {exit} {err!r}")
         return loads(out)
-    if _is_plain_text_request(args):
-        if exit == 0 and err:
-            raise ContractViolation(f"stderr not empty on success{ctx}: {err!r}")
+    if _is_plain_text_request(tool, args):
+        # Help, the version and skills always succeed, on stdout alone.
+        if exit != 0 or err or not out:
+            raise ContractViolation(f"a plain-text request did not succeed{ctx}: exit {exit}, "
+                                    f"stderr {err[:200]!r}, stdout {out[:200]!r}")
+        if args[0] != b"skill" and not out.startswith(tool.encode() + b" "):
+            raise ContractViolation(f"help or version does not begin with the tool's name{ctx}: "
+                                    f"{out[:200]!r}")
         return None
 
     catalogue_exit = declared_rules(tool)

@@ -6,11 +6,12 @@ Every built tool runs a small table of typical invocations (success and error pa
 (a) the system calls made after the profile is installed (the seccomp filter load that
     succeeded) never fall in the tool's refused set, derived from its `introspect` effects the
     way src/os/sandbox.cpp builds the filter. The observed set per tool is written to
-    observed_syscalls.json under the pytest tmp dir and printed (`pytest -s` shows it).
+    observed_syscalls.json in that test's tmp dir and printed (`pytest -s` shows it).
 (b) the profile is installed before any operand path is opened (the root's O_PATH open and a
     writer's target-directory O_PATH opens may come first; operands may not).
 (c) a refused operation surfaces as a tagged error with the catalogue's exit code, never a
-    signal: EPERM injected on every open after the install, and a real Landlock refusal.
+    signal: EPERM injected on every open after the install, and a real Landlock refusal (the
+    test build of write creating a file outside its root past its own checks).
 (d) `introspect` carries the authority row with its mechanisms.
 """
 
@@ -218,9 +219,6 @@ def traced(tool: str, argv, stdin, cwd, log) -> tuple[tack.Result, list[tuple[st
     return r, calls(log.read_bytes())
 
 
-OBSERVED: dict[str, list[str]] = {}
-
-
 @needs_strace
 @pytest.mark.parametrize("tool", tack.expected_tools())
 def test_syscalls_after_install_lie_inside_the_profile(tool, tmp_path):
@@ -252,22 +250,15 @@ def test_syscalls_after_install_lie_inside_the_profile(tool, tmp_path):
                 continue
             if any(f'"{op}"'.encode() in line for op in operands):
                 problems.append(f"{argv}: operand opened before the profile: {line.decode(errors='replace')}")
-    OBSERVED[tool] = sorted(seen)
+    # The observed set, written where `pytest -s` shows it (a record, not a check: the checks
+    # are the problems above).
+    out = tmp_path / "observed_syscalls.json"
+    out.write_text(json.dumps({tool: sorted(seen)}, indent=1) + "\n")
+    print(f"\n{tool}: {len(seen)} system calls observed after the sandbox install ({out}): "
+          f"{' '.join(sorted(seen))}")
     assert not problems, f"{tool}:\n" + "\n".join(problems)
     if tool == "run":
         assert tack.run_survivors() == [], "a program run started is still running"
-
-
-@needs_strace
-def test_zz_observed_syscalls_report(tmp_path_factory):
-    """Writes and prints the observed sets (runs after the per-tool tests in this module)."""
-    if not OBSERVED:
-        pytest.skip("no tool was traced")
-    out = tmp_path_factory.mktemp("authority") / "observed_syscalls.json"
-    out.write_text(json.dumps(OBSERVED, indent=1, sort_keys=True) + "\n")
-    print(f"\nsystem calls observed after the sandbox install, per tool ({out}):")
-    for tool, names in sorted(OBSERVED.items()):
-        print(f"  {tool} ({len(names)}): {' '.join(names)}")
 
 
 # --- (c) a refused operation is a tagged error ------------------------------------------------
@@ -307,18 +298,34 @@ def test_eperm_after_install_is_a_tagged_error(tool, argv, tmp_path):
 
 
 def test_landlock_refusal_is_a_tagged_error(tmp_path):
-    """A real refusal by the kernel: without --root, write's Landlock grants writes beneath the
-    target's directory as it exists when the profile is installed; a --parents directory that
-    does not exist yet is outside every rule, so mkdir gets EACCES from Landlock. Whatever the
-    verdict on that (see the next test), it is a tagged error, not a dead process."""
-    if "write" not in tack.expected_tools() or not tack.introspect("write")["authority"]["mechanisms"]["landlock_abi"]:
-        pytest.skip("write not built or no Landlock here")
-    work = tmp_path / "w"
-    work.mkdir()
-    r = tack.run("write", "--create", "--parents", "--stdin", "new/sub/f.txt", stdin=b"hi\n", cwd=work)
-    assert r.exit in tack.EXIT_NAMES
-    if r.exit != 0:
-        assert r.rules and tack.CATALOGUE.get(r.rules[0]) == r.exit, r.out[:400]
+    """A real refusal by the kernel: write with --root holds write rights beneath the root
+    only. The test build of write (build/fixture/write, TACK_TEST_WRITE_PAST_CHECKS) creates a
+    path as it stands after the profile is installed, past every check of the tool's own, so
+    only Landlock stands between it and a file outside the root: EACCES, answered as the tagged
+    io.permission-denied (exit 4), and nothing is created. The control: the same hook naming a
+    path beneath the root creates it, so the refusal is the ruleset's, not the permissions'."""
+    if not tack.introspect("write")["authority"]["mechanisms"]["landlock_abi"]:
+        pytest.skip("no Landlock here")
+    hooked = tack.BIN.parent / "fixture" / "write"
+    assert hooked.exists(), f"the test build of write is not built at {hooked}"
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    argv = [str(hooked), "--root", str(root), "--create", "--stdin", "f.txt"]
+
+    def hook(path):
+        env = dict(os.environ, TACK_TEST_WRITE_PAST_CHECKS=str(path))
+        p = subprocess.run(argv, input=b"hi\n", capture_output=True, env=env, timeout=30)
+        tack.check_output("write", [a.encode() for a in argv[1:]], p.returncode, p.stdout, p.stderr)
+        return p.returncode, json.loads(p.stdout)
+
+    code, doc = hook(outside / "escaped.txt")
+    assert code == 4 and doc["error"]["rule"] == "io.permission-denied", doc
+    assert doc["error"]["detail"]["errno"] == "EACCES" and doc["error"]["detail"]["stage"] == "create"
+    assert not (outside / "escaped.txt").exists() and not (root / "f.txt").exists()
+    code, doc = hook(root / "inside.txt")
+    assert code == 0 and doc["ok"], doc
+    assert (root / "inside.txt").exists() and (root / "f.txt").read_bytes() == b"hi\n"
 
 
 def test_write_parents_without_root_is_not_refused_by_its_own_sandbox(tmp_path):

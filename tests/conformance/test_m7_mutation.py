@@ -131,9 +131,10 @@ APPLY = [
                                "mixed.txt"], b"m\r\nn\n"),
     ("write-create-crlf", "write", ["--create", "--eol", "crlf", "--bom", "add", "--stdin",
                                     "fresh.txt"], b"f\ng\n"),
-    ("move", "move", ["plain.txt", "dir/moved.txt"], None),
+    ("move", "move", ["--if-sha256", sha(tack.PLAIN), "plain.txt", "dir/moved.txt"], None),
     ("move-hash", "move", ["--if-sha256", sha(tack.PLAIN), "plain.txt", "moved.txt"], None),
-    ("move-parents", "move", ["--parents", "crlf.txt", "m/n/crlf.txt"], None),
+    ("move-parents", "move", ["--parents", "--if-sha256", sha(tack.CRLF), "crlf.txt",
+                              "m/n/crlf.txt"], None),
     ("move-remove", "move", ["--remove", "--if-sha256", sha(tack.PLAIN), "plain.txt"], None),
 ]
 
@@ -150,6 +151,11 @@ def test_apply_twice_same_state_second_unchanged(tree, case):
     # A dry run of the applied call agrees: nothing left to do.
     dry = run(tool, "--root", tree.root, "--dry-run", *args, stdin=stdin)
     assert dry.exit == 9 and dry.data["changed"] is False and dry.doc["planned_actions"] == []
+    if tool == "move" and "--remove" not in args:
+        # A move is shown to have landed only by the hash: without it, PATH is not found.
+        i = args.index("--if-sha256")
+        bare = run(tool, "--root", tree.root, *(args[:i] + args[i + 2:]))
+        assert bare.rules == ["io.not-found"] and state(tree.root) == after
 
 
 # --- concurrent writers -------------------------------------------------------------------------
@@ -346,3 +352,75 @@ def test_kill_9_at_random_moments_of_a_large_write(tree):
           "--content-file", "src.bin", "big.bin")
     assert r.exit == 0 and read(tree.p("big.bin")) == new
     assert litter(tree.root) == []
+
+
+# --- durability: the directory is fsynced after the rename -----------------------------------
+
+def _edit_stdin(tree, name):
+    """An edits list changing the second line of `name`, by its witness from peek."""
+    import json
+    r = run("peek", "--root", tree.root, "--witness", "--lines", "2:2", name)
+    witness = r.data["lines"][0]["witness"]
+    return json.dumps([{"witness": witness, "lines": ["changed"]}]).encode()
+
+
+# (id, tool, args, stdin or a function of the tree giving it, directories whose entries change)
+DURABLE = [
+    ("write-replace", "write", ["--if-sha256", sha(tack.PLAIN), "--stdin", "plain.txt"], b"new\n",
+     ["."]),
+    ("write-create", "write", ["--create", "--stdin", "dir/fresh.txt"], b"fresh\n", ["dir"]),
+    ("write-parents", "write", ["--create", "--parents", "--stdin", "a/b/c.txt"], b"deep\n",
+     ["a/b"]),
+    ("replace", "replace", ["--old", "beta", "--new", "BETA", "plain.txt"], None, ["."]),
+    ("replace-several", "replace", ["--all", "--old", "one", "--new", "ONE", "crlf.txt",
+                                    "dir/crlf2.txt"], None, [".", "dir"]),
+    ("edit", "edit", ["--if-sha256", sha(tack.PLAIN), "--stdin", "plain.txt"], _edit_stdin, ["."]),
+    ("move", "move", ["plain.txt", "moved.txt"], None, ["."]),
+    ("move-across", "move", ["plain.txt", "dir/moved.txt"], None, [".", "dir"]),
+    ("move-parents", "move", ["--parents", "plain.txt", "x/y/moved.txt"], None, [".", "x/y"]),
+    ("move-remove", "move", ["--remove", "--if-sha256", sha(tack.PLAIN), "plain.txt"], None, ["."]),
+]
+
+
+def dir_fsyncs_after_renames(calls, root):
+    """For each rename, the directories fsynced after it and before the next rename."""
+    out, current = [], None
+    for name, line in calls:
+        if name.startswith("rename") and line.rstrip().endswith("= 0"):
+            current = set()
+            out.append(current)
+        elif name == "fsync" and current is not None and line.rstrip().endswith("= 0"):
+            m = re.match(r"^(?:\d+\s+)?fsync\(\d+<(.*)>\)", line)
+            if m and os.path.isdir(m.group(1)):
+                current.add(os.path.relpath(m.group(1), root))
+    return out
+
+
+@pytest.mark.parametrize("case", DURABLE, ids=[c[0] for c in DURABLE])
+def test_every_rename_is_followed_by_an_fsync_of_its_directory(tree, tmp_path, case):
+    """README promises fsync of the file, the rename, and an fsync of the directory: strace
+    (-y names each descriptor's path) shows each directory whose entry a rename changed
+    fsynced after that rename. A build without the directory fsync fails here."""
+    _, tool, args, stdin, dirs = case
+    tree.write("dir/crlf2.txt", tack.CRLF)
+    if callable(stdin):
+        stdin = stdin(tree, "plain.txt")
+    root = os.path.realpath(tree.root)
+    out = tmp_path / "fsync-trace.txt"
+    p = subprocess.run(["strace", "-f", "-qq", "-y", "-o", str(out), "-e",
+                        "trace=rename,renameat,renameat2,fsync,fdatasync",
+                        tack.bin_path(tool), "--root", root, *args],
+                       input=stdin, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    calls = []
+    for line in out.read_text(errors="replace").splitlines():
+        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
+        if m:
+            calls.append((m.group(1), line))
+    after = dir_fsyncs_after_renames(calls, root)
+    renames = len(dirs) if tool == "replace" else 1
+    assert len(after) == renames, calls
+    if tool == "replace":  # one rename a file, each followed by its own directory's fsync
+        assert [sorted(s) for s in after] == [[d] for d in dirs], calls
+    else:
+        assert after[0] == set(dirs), calls

@@ -73,14 +73,35 @@ def test_a_retry_that_already_landed_is_unchanged(tree):
     assert M(tree, "--if-sha256", H_PLAIN, "plain.txt", "moved.txt").data["changed"] is True
     again = M(tree, "--if-sha256", H_PLAIN, "plain.txt", "moved.txt")
     assert again.exit == 0 and again.data["changed"] is False
+    # Without a hash nothing shows the move landed: a mistyped PATH looks the same.
     plain = M(tree, "plain.txt", "moved.txt")
-    assert plain.exit == 0 and plain.data["changed"] is False
+    assert plain.rules == ["io.not-found"] and plain.exit == 3
+    e = plain.errors[0]
+    assert e["detail"]["destination"] == "moved.txt" and e["detail"]["destination_kind"] == "file"
+    assert "'moved.txt' exists" in e["hint"] and "--if-sha256" in e["hint"]
+    assert read(tree.p("moved.txt")) == tack.PLAIN
+    dry = M(tree, "--dry-run", "plain.txt", "moved.txt")
+    assert dry.rules == ["io.not-found"]
     # Something else at the destination is not a landed retry: the source is missing.
     r = M(tree, "--if-sha256", sha(tack.CRLF), "plain.txt", "moved.txt")
     assert r.rules == ["io.not-found"]
     assert r.errors[0]["detail"]["destination_sha256"] == H_PLAIN
+    assert "does not hash to --if-sha256" in r.errors[0]["hint"]
     gone = M(tree, "nothing.txt", "nowhere.txt")
-    assert gone.rules == ["io.not-found"]
+    assert gone.rules == ["io.not-found"] and "destination" not in gone.errors[0]["detail"]
+
+
+def test_a_mistyped_source_over_an_existing_name_is_not_found(tree):
+    """`move missing.txt existing.txt` is not a retry that landed: nothing was moved."""
+    before = snapshot(tree.root)
+    r = M(tree, "missing.txt", "plain.txt")
+    assert r.rules == ["io.not-found"] and r.exit == 3 and not r.doc["ok"]
+    assert r.errors[0]["detail"]["destination"] == "plain.txt"
+    assert snapshot(tree.root) == before
+    # The destination's hash decides: what a move of PATH would have left is a landed retry.
+    assert M(tree, "--if-sha256", H_PLAIN, "missing.txt", "plain.txt").data["changed"] is False
+    assert M(tree, "--if-sha256", sha(tack.CRLF), "missing.txt", "plain.txt").rules == ["io.not-found"]
+    assert snapshot(tree.root) == before
 
 
 def test_parents_are_made_and_a_dry_run_makes_none(tree):

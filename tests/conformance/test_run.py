@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
@@ -381,20 +382,35 @@ def test_entries_that_are_not_programs(name, rule):
     assert "data" not in r.doc
 
 
-def test_shipped_binary_has_its_directory_fixed(tmp_path):
-    shipped = str(tack.BIN / "run")
-    info = json.loads(subprocess.run([shipped, "introspect"], capture_output=True).stdout)
-    programs = info["authority"]["programs"]
-    assert "/libexec/tack/programs" in programs and "fixture" not in programs
-    fixture_info = tack.introspect("run")
-    assert info["output_schema"] == fixture_info["output_schema"]
-    # No variable and no flag points it elsewhere.
-    env = {"PATH": "/usr/bin:/bin", "TACK_PROGRAMS_DIR": str(tack.RUN_FIXTURE.parent / "programs"),
-           "PROGRAMS_DIR": str(tack.RUN_FIXTURE.parent / "programs")}
-    p = subprocess.run([shipped, "--", "echo", "x"], capture_output=True, env=env)
-    if not os.path.isdir("/usr/local/libexec/tack/programs"):
-        assert json.loads(p.stdout)["error"]["rule"] == "run.program-not-found"
+def test_shipped_binary_looks_beneath_its_own_prefix(tmp_path):
+    """The shipped build fixes no directory: it looks in PREFIX/libexec/tack/programs beneath
+    the prefix its binary stands in (a build tree's bin/ counts as PREFIX/bin). Copied into a
+    prefix of this test's own, it names that prefix's directory and runs only what is there;
+    no variable and no flag points it elsewhere. (tests/dist checks the package's and
+    `make install PREFIX=...`'s.)"""
+    shipped = tack.BIN / "run"
+    info = json.loads(subprocess.run([str(shipped), "introspect"], capture_output=True).stdout)
     assert "programs" not in {f["name"] for f in info["flags"]}
+    assert info["output_schema"] == tack.introspect("run")["output_schema"]
+    build_dir = shipped.resolve().parent.parent / "libexec" / "tack" / "programs"
+    assert info["authority"]["programs"].startswith(f"only those in {build_dir} (beneath the prefix")
+    prefix = tmp_path / "prefix"
+    bindir = prefix / "lib" / "tack" / "bin"
+    bindir.mkdir(parents=True)
+    shutil.copy2(shipped, bindir / "run")
+    programs = prefix / "libexec" / "tack" / "programs"
+    programs.mkdir(parents=True)
+    os.symlink(tack.RUN_FIXTURE.parent / "programs" / "echo", programs / "echo")
+    fixture = str(tack.RUN_FIXTURE.parent / "programs")
+    env = {"PATH": "/usr/bin:/bin", "TACK_PROGRAMS_DIR": fixture, "PROGRAMS_DIR": fixture}
+    p = subprocess.run([str(bindir / "run"), "--list"], capture_output=True, env=env)
+    assert json.loads(p.stdout)["data"] == {"directory": str(programs), "programs": ["echo"]}
+    p = subprocess.run([str(bindir / "run"), "--", "echo", "x"], capture_output=True, env=env,
+                       cwd=tmp_path)
+    assert p.returncode == 0 and json.loads(p.stdout)["data"]["stdout"]["text"] == "x\n", p.stdout
+    # A fixture program not in that directory is not found, whatever the environment says.
+    p = subprocess.run([str(bindir / "run"), "--", "args", "x"], capture_output=True, env=env)
+    assert json.loads(p.stdout)["error"]["rule"] == "run.program-not-found"
 
 
 # --- M3: every declared rule reached --------------------------------------------------------
@@ -458,11 +474,29 @@ def test_declared_rules_are_the_pages_and_more():
     assert page <= set(tack.declared_rules("run"))
 
 
-def test_argument_errors_start_nothing(tree):
+def _made_and_started(tmp_path, *args):
+    """(exit, what one run of run made and started): under strace, each mkdir and each new
+    process (clone, fork, exec past its own)."""
+    out = tmp_path / f"made-{time.monotonic_ns()}.txt"
+    p = subprocess.run(["strace", "-f", "-qq", "-o", str(out), "-e",
+                        "trace=mkdir,mkdirat,clone,clone3,fork,vfork,execve",
+                        tack.bin_path("run"), *args], capture_output=True, timeout=60)
+    calls = [ln for ln in out.read_text(errors="replace").splitlines() if "(" in ln]
+    out.unlink()
+    return p.returncode, [c for c in calls[1:] if "resumed>" not in c]  # past run's own execve
+
+
+def test_argument_errors_start_nothing(tree, tmp_path):
     m = mark("args")
     r = run("run", "--timeout-ms", "0", "--", "hang", m)
     assert r.rules == ["args.bad-value"] and survivors(m) == []
-    assert tmp_dirs() == tmp_dirs()
+    code, made = _made_and_started(tmp_path, "--timeout-ms", "0", "--", "true")
+    assert code == 2 and made == [], made
+    # The control: the same call with a good value makes its private TMPDIR and starts it.
+    code, made = _made_and_started(tmp_path, "--timeout-ms", "5000", "--", "true")
+    assert code == 0
+    assert any("mkdir" in c and "/tack-run." in c for c in made), made
+    assert any(c.split("(")[0].split()[-1] in ("clone", "clone3", "fork", "vfork") for c in made)
 
 
 # --- the deployer's policy (PROGRAMS_DIR/.policy) ------------------------------------------

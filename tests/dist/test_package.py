@@ -337,6 +337,50 @@ def test_skills_are_each_tools_own(root, tool_dir):
     assert (skills / "tack" / "SKILL.md").read_text() == contract
 
 
+def programs_dir_is_beneath(prefix, run, named=None):
+    """`run --list` of an installed run names PREFIX/libexec/tack/programs and runs what is
+    there; its introspect names it too (`named`, where the pages say it will be)."""
+    programs = prefix / "libexec" / "tack" / "programs"
+    r = sh([str(run), "--list"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["data"] == {"directory": str(programs), "programs": []}
+    programs.mkdir(parents=True)
+    try:
+        hello = programs / "hello"
+        hello.write_text("#!/bin/sh\necho hello from $0\n")
+        hello.chmod(0o755)
+        r = sh([str(run), "--list"])
+        assert json.loads(r.stdout)["data"] == {"directory": str(programs), "programs": ["hello"]}
+        r = sh([str(run), "--", "hello"], cwd=str(prefix))
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert json.loads(r.stdout)["data"]["stdout"]["text"] == f"hello from {hello}\n"
+    finally:
+        shutil.rmtree(prefix / "libexec")
+    auth = json.loads(sh([str(run), "introspect"]).stdout)["authority"]["programs"]
+    assert auth.startswith(f"only those in {programs} (beneath the prefix run is installed in")
+
+
+def test_unpacked_run_looks_beneath_its_own_prefix(root, tool_dir):
+    programs_dir_is_beneath(root / "usr", tool_dir / "run")
+    # The package's pages and index name where it will be once installed, /usr's.
+    page = gzip.decompress((root / "usr" / "share" / "man" / "man1" / "tack-run.1.gz").read_bytes())
+    assert b"/usr/libexec/tack/programs" in page and str(root).encode() not in page
+    index = json.loads((root / "usr" / "share" / "tack" / "tools.json").read_text())
+    [entry] = [e for e in index["tools"] if e["name"] == "run"]
+    assert entry["enforcement"]["programs"].startswith("only those in /usr/libexec/tack/programs (")
+
+
+def test_make_install_prefix_runs_programs_beneath_it(tmp_path):
+    """A real PREFIX (no DESTDIR): the installed run looks beneath it, not in /usr/local."""
+    prefix = tmp_path / "opt" / "x"
+    r = subprocess.run(["make", "-s", "-C", str(REPO), "install", f"BUILD={BUILD}",
+                        f"PREFIX={prefix}"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    programs_dir_is_beneath(prefix, prefix / "lib" / "tack" / "bin" / "run")
+    r = sh([str(prefix / "bin" / "tack"), "run", "--list"])
+    assert json.loads(r.stdout)["data"]["directory"] == str(prefix / "libexec" / "tack" / "programs")
+
+
 def test_make_install_honours_prefix_and_destdir(tmp_path):
     dest = tmp_path / "dest"
     r = subprocess.run(["make", "-s", "-C", str(REPO), "install", f"BUILD={BUILD}",
@@ -352,3 +396,7 @@ def test_make_install_honours_prefix_and_destdir(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["data"]["lines"][0]["text"] == "# tack"
     page = (top / "share" / "man" / "man1" / "tack.1").read_text()
     assert "/opt/tack/lib/tack/bin" in page and "/opt/tack/share/tack/tools.json" in page
+    # Staged, run looks beneath where it stands; the pages name where it will be.
+    programs_dir_is_beneath(top, top / "lib" / "tack" / "bin" / "run")
+    page = (top / "share" / "man" / "man1" / "tack-run.1").read_text()
+    assert "/opt/tack/libexec/tack/programs" in page and str(dest) not in page
