@@ -1,19 +1,58 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (address and undefined-behaviour sanitizers) and
-# runs each for $1 seconds (default 10). Crashes land in build-fuzz/crashes/.
-set -euo pipefail
+# runs each for $1 seconds (default 10); further arguments name the targets to run (default:
+# every tests/fuzz/*_fuzz.cpp). A target names the sources it needs on its first line
+# ("// fuzz-sources: a.cpp b.cpp"), and may name libraries ("// fuzz-libs: -lx") and libFuzzer
+# options ("// fuzz-options: -max_len=N") on the lines after. A target with a corpus checked
+# in (tests/fuzz/corpus/NAME) starts from it; what a run adds goes to build-fuzz/corpus/NAME,
+# never into the tree. The tools' catalogue (generated/mcp_catalog.inc) comes from the build
+# (TACK_BUILD, default build/). Crashes land in build-fuzz/crashes/; the exit status is
+# non-zero when a target did not build or crashed.
+set -uo pipefail
 secs=${1:-10}
+shift || true
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$top/build-fuzz
+build=${TACK_BUILD:-$top/build}
+out=${TACK_FUZZ_OUT:-$top/build-fuzz}
 mkdir -p "$out/crashes"
-for target in "$top"/tests/fuzz/*_fuzz.cpp; do
+if [ $# -gt 0 ]; then
+  targets=()
+  for n in "$@"; do targets+=("$top/tests/fuzz/$n.cpp"); done
+else
+  targets=("$top"/tests/fuzz/*_fuzz.cpp)
+fi
+header() {  # header FILE KEY: the value of "// KEY: ..." among the file's first lines
+  head -5 "$1" | sed -n "s|^// $2: ||p"
+}
+failed=0
+for target in "${targets[@]}"; do
   name=$(basename "$target" .cpp)
-  # each target names the sources it needs on its first line: "// fuzz-sources: a.cpp b.cpp"
-  srcs=$(head -1 "$target" | sed -n 's|^// fuzz-sources: ||p' | tr ' ' '\n' | sed "s|^|$top/|" | tr '\n' ' ')
-  clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I"$top/src" \
-    -DTACK_VERSION='"fuzz"' "$target" $srcs -lxxhash -o "$out/$name" 2> "$out/$name.log" ||
-    { echo "$name: build failed"; cat "$out/$name.log"; exit 1; }
+  [ -f "$target" ] || { echo "$name: no such target"; failed=1; continue; }
+  srcs=$(header "$target" fuzz-sources | tr ' ' '\n' | sed '/^$/d' | sed "s|^|$top/|" | tr '\n' ' ')
+  libs=$(header "$target" fuzz-libs)
+  opts=$(header "$target" fuzz-options)
+  # Rebuilt when the target, a source it names or a header beneath src/ or mcp/ is newer.
+  if [ ! -x "$out/$name" ] || [ -n "$(find "$target" $srcs "$top/src" "$top/mcp" "$build/generated/mcp_catalog.inc" \
+        -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.inc' \) -print -quit 2>/dev/null)" ]; then
+    # shellcheck disable=SC2086
+    clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+      -I"$top/src" -I"$top" -I"$build/generated" -DTACK_VERSION='"fuzz"' "$target" $srcs -lxxhash $libs \
+      -o "$out/$name" 2> "$out/$name.log" ||
+      { echo "$name: build failed"; cat "$out/$name.log"; failed=1; continue; }
+  fi
+  mkdir -p "$out/corpus/$name"
+  seeds=()
+  [ -d "$top/tests/fuzz/corpus/$name" ] && seeds=("$top/tests/fuzz/corpus/$name")
   echo "== $name ($secs s)"
-  "$out/$name" -max_total_time="$secs" -timeout=10 -artifact_prefix="$out/crashes/$name-" -print_final_stats=1 \
-    2>&1 | grep -E "stat::number_of_executed_units|ERROR|crash-" || true
+  # shellcheck disable=SC2086
+  "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 $opts \
+    -artifact_prefix="$out/crashes/$name-" -print_final_stats=1 "$out/corpus/$name" "${seeds[@]}" \
+    > "$out/$name.run.log" 2>&1
+  rc=$?
+  grep -E "stat::number_of_executed_units|ERROR|crash-|Test unit written" "$out/$name.run.log"
+  if [ $rc -ne 0 ]; then
+    echo "$name: FAILED (exit $rc); log: $out/$name.run.log"
+    failed=1
+  fi
 done
+exit $failed
