@@ -240,7 +240,11 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
       default: return false;
     }
   };
-  for (auto& [key, value] : arguments.members()) {
+  for (auto& member : arguments.members()) {
+    // Named, not bound: clang before 16 (the fuzz targets' compiler) lets no lambda capture a
+    // structured binding.
+    const std::string& key = member.first;
+    const Json& value = member.second;
     auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return x.name == key; });
     // "path" for an operand that takes several ("paths"): one of them, as a model often writes.
     if (p == tool.props.end())
@@ -250,7 +254,15 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
     if (p != tool.props.end() && p->kind == Prop::Kind::Root) continue;  // decided by the caller
     if (value.is_null()) continue;
     if (p == tool.props.end()) {
-      // Not a property: the tool itself names it (args.unknown-flag, with the nearest flag).
+      // Not a property: the tool itself names it (args.unknown-flag, with the nearest flag),
+      // unless no flag could be spelled from it ("" would make "--", the end of the flags), or
+      // it names a flag the server keeps to itself (--help or --version would answer text in
+      // place of the document, --format text as well).
+      if (key.empty() || key[0] == '-' || key.find('=') != std::string::npos || key == "help" ||
+          key == "version" || key == "format") {
+        error = "'" + key + "' is not an argument of " + tool.name;
+        return {};
+      }
       std::string v;
       std::string flag = "--" + key;
       std::replace(flag.begin() + 2, flag.end(), '_', '-');
@@ -325,6 +337,12 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
             [](const auto& a, const auto& b) { return a.first < b.first; });
   argv.push_back("--");
   for (auto& [slot, vals] : operands) argv.insert(argv.end(), vals.begin(), vals.end());
+  // exec would end an argument at its first NUL byte: the tool would read another value.
+  for (const std::string& a : argv)
+    if (a.find('\0') != std::string::npos) {
+      error = "an argument holds a NUL byte, which a command line cannot carry";
+      return {};
+    }
   return argv;
 }
 

@@ -31,9 +31,11 @@ for target in "${targets[@]}"; do
   srcs=$(header "$target" fuzz-sources | tr ' ' '\n' | sed '/^$/d' | sed "s|^|$top/|" | tr '\n' ' ')
   libs=$(header "$target" fuzz-libs)
   opts=$(header "$target" fuzz-options)
-  # Rebuilt when the target, a source it names or a header beneath src/ or mcp/ is newer.
-  if [ ! -x "$out/$name" ] || [ -n "$(find "$target" $srcs "$top/src" "$top/mcp" "$build/generated/mcp_catalog.inc" \
-        -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.inc' \) -print -quit 2>/dev/null)" ]; then
+  # Rebuilt when the target, a source it names, a header beneath src/ or mcp/ or the catalogue
+  # is newer than the binary.
+  # shellcheck disable=SC2086
+  if [ ! -x "$out/$name" ] || [ -n "$( (find "$target" $srcs "$build/generated/mcp_catalog.inc" -newer "$out/$name";
+        find "$top/src" "$top/mcp" -name '*.h' -newer "$out/$name") 2>/dev/null | head -1)" ]; then
     # shellcheck disable=SC2086
     clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
       -I"$top/src" -I"$top" -I"$build/generated" -DTACK_VERSION='"fuzz"' "$target" $srcs -lxxhash $libs \
