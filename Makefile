@@ -43,11 +43,12 @@ mcp: build
 	@cd tests/mcp && npm ci --no-audit --no-fund --silent
 	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) timeout 600 node --test --test-concurrency=1 --test-reporter=dot
 
-# The libFuzzer targets (tests/fuzz: the flag parser, paths, pointers, edits lists, ignore files,
-# tack-mcp's frames and its arguments-to-argv mapping), FUZZ_SECS seconds each from their corpus.
+# tack-mcp's libFuzzer targets (its frames, its arguments-to-argv mapping), FUZZ_SECS seconds
+# each from their corpus; `bash tests/fuzz/run.sh SECS` runs every target (the parsers' too).
 FUZZ_SECS ?= 5
+FUZZ_TARGETS ?= mcp_frames_fuzz mcp_argv_fuzz
 fuzz: build
-	@TACK_BUILD=$(abspath $(BUILD)) bash tests/fuzz/run.sh $(FUZZ_SECS)
+	@TACK_BUILD=$(abspath $(BUILD)) bash tests/fuzz/run.sh $(FUZZ_SECS) $(FUZZ_TARGETS)
 
 # The package, checked by its consumers: lintian, dpkg-deb -x, man, groff, the shells.
 dist: build
