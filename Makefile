@@ -2,7 +2,7 @@
 BUILD ?= build
 PREFIX ?= /usr/local
 PY := /usr/bin/python3
-DEBS := cmake ninja-build g++ libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
+DEBS := cmake ninja-build g++ clang libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
         libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
         strace jq hyperfine chromium \
         dpkg-dev lintian groff man-db bash-completion zsh fish
@@ -15,7 +15,7 @@ install_missing = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || ec
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-.PHONY: build run test deps unit conformance mcp dist install deb bench schemas site clean
+.PHONY: build run test deps unit conformance mcp fuzz dist install deb bench schemas site clean
 
 build:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -43,6 +43,13 @@ mcp: build
 	@cd tests/mcp && npm ci --no-audit --no-fund --silent
 	@cd tests/mcp && TACK_BIN=$(abspath $(BUILD)/bin) timeout 600 node --test --test-concurrency=1 --test-reporter=dot
 
+# tack-mcp's libFuzzer targets (its frames, its arguments-to-argv mapping), FUZZ_SECS seconds
+# each from their corpus; `bash tests/fuzz/run.sh SECS` runs every target (the parsers' too).
+FUZZ_SECS ?= 5
+FUZZ_TARGETS ?= mcp_frames_fuzz mcp_argv_fuzz
+fuzz: build
+	@TACK_BUILD=$(abspath $(BUILD)) bash tests/fuzz/run.sh $(FUZZ_SECS) $(FUZZ_TARGETS)
+
 # The package, checked by its consumers: lintian, dpkg-deb -x, man, groff, the shells.
 dist: build
 	@TACK_BUILD=$(abspath $(BUILD)) $(PY) -m pytest -q -p no:cacheprovider tests/dist
@@ -52,6 +59,7 @@ test: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory conformance
 	@$(MAKE) --no-print-directory mcp
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory dist
 
 # The tools in PREFIX/lib/tack/bin, tack and tack-mcp in PREFIX/bin, man pages, completions,

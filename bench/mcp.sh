@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tack-mcp against the reference MCP filesystem server, through the same SDK client: p50 per
 # call for a read of 100 lines, a directory listing and a one-line edit (goal <= 1.0x each),
-# and the bytes a model is sent for the same read. npm packages from bench/mcp's lockfile.
+# and the bytes a model is sent for the same read; then a soak (bench/mcp/soak.mjs). npm
+# packages from bench/mcp's lockfile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-build/bin}" && pwd)
@@ -49,3 +50,25 @@ for name, c in d["calls"].items():
               "yes" if c["tack"] <= 1.1 * c["rg"] else "no")
 PY
 fi
+# The soak: TACK_MCP_SOAK_CALLS calls (default 100,000), 16 at a time, through the same client;
+# the server's RSS and open descriptors after the first round and at the end.
+calls=${TACK_MCP_SOAK_CALLS:-100000}
+echo "== tack-mcp soak: $calls calls, 16 at a time"
+soak_rc=0
+TACK_MCP_SOAK=$times/soak.json nice node "$here/mcp/soak.mjs" "$bin/tack-mcp" "$calls" 16 || soak_rc=$?
+if [ -n "${TACK_BENCH_ROWS:-}" ]; then
+  section="tack-mcp soak: $calls calls, 16 at a time (goal: nothing grows)"
+  cmd="node bench/mcp/soak.mjs tack-mcp $calls 16"
+  read -r rss0 rss1 fd0 fd1 secs failed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["start"]["rss_kib"], r["end"]["rss_kib"], r["start"]["fds"], r["end"]["fds"], r["seconds"], r["failed"])' "$times/soak.json")
+  # RSS: the allocator may keep a little more after the run than after the first round; a leak
+  # of even 100 bytes a call would be 10 MB here.
+  python3 "$here/report.py" value "$TACK_BENCH_ROWS" "$section" "server RSS, after the first round -> at the end" \
+    "$rss0 -> $rss1" KiB "end <= start + 2048" "$([ "$rss1" -le $((rss0 + 2048)) ] && echo yes || echo no)" "$cmd"
+  python3 "$here/report.py" value "$TACK_BENCH_ROWS" "$section" "server open descriptors, after the first round -> at the end" \
+    "$fd0 -> $fd1" fds "end = start" "$([ "$fd1" -eq "$fd0" ] && echo yes || echo no)" "$cmd"
+  python3 "$here/report.py" value "$TACK_BENCH_ROWS" "$section" "calls that failed" \
+    "$failed" calls "0" "$([ "$failed" -eq 0 ] && echo yes || echo no)" "$cmd"
+  python3 "$here/report.py" value "$TACK_BENCH_ROWS" "$section" "time for all the calls" \
+    "$secs" s - - "$cmd"
+fi
+exit "$soak_rc"

@@ -334,7 +334,11 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
       default: return false;
     }
   };
-  for (auto& [key, value] : arguments.members()) {
+  for (auto& member : arguments.members()) {
+    // Named, not bound: clang before 16 (the fuzz targets' compiler) lets no lambda capture a
+    // structured binding.
+    const std::string& key = member.first;
+    const Json& value = member.second;
     auto p = std::find_if(tool.props.begin(), tool.props.end(), [&](const Prop& x) { return !x.name.empty() && x.name == key; });
     // "path" for an operand that takes several ("paths"): one of them, as a model often writes.
     if (p == tool.props.end())
@@ -415,6 +419,13 @@ std::vector<std::string> build_argv(const ToolEntry& tool, const Json& arguments
             [](const auto& a, const auto& b) { return a.first < b.first; });
   argv.push_back("--");
   for (auto& [slot, vals] : operands) argv.insert(argv.end(), vals.begin(), vals.end());
+  // exec would end an argument at its first NUL byte: the tool would read another value.
+  for (const std::string& a : argv)
+    if (a.find('\0') != std::string::npos) {
+      error = ArgumentError{"args.bad-value", "an argument of " + tool.name + " holds a NUL byte, which a command line cannot carry.",
+                            "", Json::object({{"nul", true}}), Json()};
+      return {};
+    }
   return argv;
 }
 

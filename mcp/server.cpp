@@ -25,6 +25,7 @@
 #include "mcp/answer.h"
 #include "mcp/built.h"
 #include "mcp/catalog.h"
+#include "mcp/frames.h"
 #include "mcp/child.h"
 #include "mcp/content.h"
 #include "mcp/json_in.h"
@@ -527,34 +528,23 @@ int Server::run() {
   }
 
 
-  std::string buf, line;
-  bool oversized = false;
+  FrameReader frames(kMaxMessage);
   char chunk[65536];
   for (;;) {
     ssize_t n = ::read(0, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the client went away
-    for (ssize_t i = 0; i < n; ++i) {
-      char c = chunk[i];
-      if (c != '\n') {
-        if (line.size() < kMaxMessage)
-          line += c;
-        else
-          oversized = true;
-        continue;
-      }
+    frames.feed(chunk, static_cast<size_t>(n), [&](std::string_view line, bool oversized) {
       if (oversized) {
         reply_error(Json(), -32600, "message longer than " + std::to_string(kMaxMessage) + " bytes");
-      } else if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      } else if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
         auto msg = parse_json(line);
         if (!msg)
           reply_error(Json(), -32700, "Parse error");
         else
           handle(*msg);
       }
-      line.clear();
-      oversized = false;
-    }
+    });
   }
   // No one is left to answer: stop everything that runs, and leave.
   {

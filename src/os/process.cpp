@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
@@ -112,7 +114,8 @@ bool have_children() {
 
 }  // namespace
 
-size_t end_descendants(std::chrono::milliseconds grace, pid_t watched, int* watched_status) {
+size_t end_descendants(std::chrono::milliseconds grace, pid_t watched, int* watched_status,
+                       pid_t ns_init, int ns_init_pidfd) {
   using Clock = std::chrono::steady_clock;
   std::set<pid_t> signalled;
   const pid_t self = getpid();
@@ -125,18 +128,32 @@ size_t end_descendants(std::chrono::milliseconds grace, pid_t watched, int* watc
       if (watched_status) *watched_status = status;
     }
   };
+  // A pause between rounds; one that a namespace's init ending cuts short.
+  auto pause_for = [&](std::chrono::milliseconds ms) {
+    if (ns_init_pidfd >= 0) {
+      pollfd p{ns_init_pidfd, POLLIN, 0};
+      poll(&p, 1, static_cast<int>(ms.count()));
+    } else {
+      std::this_thread::sleep_for(ms);
+    }
+  };
+  // Signals every descendant but the namespace's init; how many it found living.
   auto signal_all = [&](int sig) {
     std::vector<pid_t> living = descendants(self);
     // The watched child is signalled by its pid whatever the scan saw.
     if (!watched_done && std::find(living.begin(), living.end(), watched) == living.end())
       living.push_back(watched);
+    size_t n = 0;
     for (pid_t p : living) {
+      if (p == ns_init) continue;
+      ++n;
       bool fresh = signalled.insert(p).second;
       if (sig == SIGKILL || fresh) {
         kill(p, sig);
         if (sig == SIGTERM) kill(p, SIGCONT);  // a stopped process gets to act on the TERM
       }
     }
+    return n;
   };
   reap_all();
   if (!have_children()) return 0;
@@ -144,16 +161,21 @@ size_t end_descendants(std::chrono::milliseconds grace, pid_t watched, int* watc
   const auto deadline = Clock::now() + grace;
   while (Clock::now() < deadline) {
     signal_all(SIGTERM);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    pause_for(std::chrono::milliseconds(2));
     reap_all();
     if (!have_children()) return signalled.size();
   }
   // SIGKILL until no child is left: a process forked between a scan and its kill is handed
-  // here when its parent dies, so a later round finds it.
+  // here (or to the namespace's init) when its parent dies, so a later round finds it. An init
+  // that outstays everything else in its namespace by a second is killed as well.
+  auto alone_since = Clock::now();
   while (have_children()) {
-    signal_all(SIGKILL);
+    if (signal_all(SIGKILL) > 0) alone_since = Clock::now();
+    else if (ns_init > 0 && Clock::now() - alone_since > std::chrono::seconds(1))
+      ns_init_pidfd >= 0 ? syscall(SYS_pidfd_send_signal, ns_init_pidfd, SIGKILL, nullptr, 0)
+                         : kill(ns_init, SIGKILL);
     reap_all();
-    if (have_children()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (have_children()) pause_for(std::chrono::milliseconds(1));
     reap_all();
   }
   return signalled.size();
@@ -288,7 +310,9 @@ struct ChildReport {
   _exit(127);
 }
 
-[[noreturn]] void child(const Spawn& s, pid_t parent, int report) {
+// The program's side of the fork, up to its exec. `parent`: the pid its parent has as the
+// program sees it (1 beneath a namespace's init); `join`: whether it joins the cgroup itself.
+[[noreturn]] void child(const Spawn& s, pid_t parent, int report, bool join) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -297,8 +321,9 @@ struct ChildReport {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // the supervisor is already gone
-  for (int fd : s.join)
-    if (write(fd, "0", 1) != 1) child_fail(report, 1);
+  if (join)
+    for (int fd : s.join)
+      if (write(fd, "0", 1) != 1) child_fail(report, 1);
   // Out of the way of 0-2 first, so no dup2 below overwrites a descriptor still in use (with
   // the supervisor's own 0 closed, any of them may have been given number 0).
   report = fcntl(report, F_DUPFD_CLOEXEC, 10);
@@ -339,21 +364,102 @@ struct ChildReport {
   child_fail(report, 5);
 }
 
+// The first process of the program's PID namespace. It dies with the supervisor's thread (and
+// the kernel then kills everything in the namespace), joins the cgroup, starts the program as
+// its child, passes the program's wait status on, and reaps what the namespace orphans until
+// nothing is left. As the namespace's init it gets no signal from outside but SIGKILL and
+// SIGSTOP (it sets no handler), and none at all from inside.
+[[noreturn]] void ns_init(const Spawn& s, int report, int status) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  setsid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The supervisor's pid is not seen from here (getppid() is 0): that it is gone shows as the
+  // report pipe's reading end closed.
+  pollfd alive{report, POLLOUT, 0};
+  if (poll(&alive, 1, 0) == 1 && (alive.revents & (POLLERR | POLLHUP))) _exit(127);
+  prctl(PR_SET_DUMPABLE, 0);  // the program (the same user) cannot reach into it
+  for (int fd : s.join)
+    if (write(fd, "0", 1) != 1) child_fail(report, 1);
+  pid_t program = fork();
+  if (program < 0) child_fail(report, 0);
+  if (program == 0) child(s, 1, report, false);
+  // Only the status pipe stays open here: the program's streams close when it and what it
+  // started are done, and the report pipe when the program execs.
+  if (status > 0) syscall(SYS_close_range, 0u, static_cast<unsigned>(status - 1), 0u);
+  syscall(SYS_close_range, static_cast<unsigned>(status + 1), ~0u, 0u);
+  for (;;) {
+    int st = 0;
+    pid_t p = waitpid(-1, &st, __WALL);
+    if (p < 0 && errno == EINTR) continue;
+    if (p < 0) _exit(0);  // nothing is left in the namespace
+    if (p == program && status >= 0) {
+      ssize_t ignored = write(status, &st, sizeof st);
+      (void)ignored;
+      close(status);
+      status = -1;
+    }
+  }
+}
+
+bool have_cap_sys_admin() {
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &hdr, data) != 0) return false;
+  return data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
+}
+
+// clone(2) as fork(2), into a new PID namespace (and a new user namespace without
+// CAP_SYS_ADMIN, whose creator has every capability in it). -1 where the kernel refuses.
+pid_t fork_into_pid_namespace() {
+  unsigned long flags = CLONE_NEWPID | SIGCHLD;
+  if (!have_cap_sys_admin()) flags |= CLONE_NEWUSER;
+  return static_cast<pid_t>(syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+}
+
 }  // namespace
 
+bool pid_namespace_available() {
+  pid_t pid = fork_into_pid_namespace();
+  if (pid == 0) _exit(getpid() == 1 ? 0 : 1);
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid) return false;
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
-  int report[2];
+  int report[2], status[2] = {-1, -1};
   if (pipe2(report, O_CLOEXEC) != 0) return SpawnError{"channels", errno};
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
+  if (s.pid_namespace && pipe2(status, O_CLOEXEC) != 0) {
     int e = errno;
     close(report[0]);
     close(report[1]);
+    return SpawnError{"channels", e};
+  }
+  const pid_t parent = getpid();
+  pid_t pid = -1;
+  if (s.pid_namespace) {
+    pid = fork_into_pid_namespace();
+    if (pid == 0) ns_init(s, report[1], status[1]);
+    if (pid < 0) {  // no namespace here: the program is a child of this process, as without
+      close(status[0]);
+      close(status[1]);
+      status[0] = status[1] = -1;
+    }
+  }
+  if (pid < 0) pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    for (int fd : {report[0], report[1], status[0], status[1]})
+      if (fd >= 0) close(fd);
     return SpawnError{"fork", e};
   }
-  if (pid == 0) child(s, parent, report[1]);
+  if (pid == 0) child(s, parent, report[1], true);
   close(report[1]);
+  if (status[1] >= 0) close(status[1]);
   ChildReport r{};
   ssize_t n;
   do {
@@ -362,11 +468,13 @@ std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
   close(report[0]);
   if (n == static_cast<ssize_t>(sizeof r)) {
     waitpid(pid, nullptr, 0);
+    if (status[0] >= 0) close(status[0]);
     int stage = r.stage >= 0 && r.stage < 7 ? r.stage : 0;
     return SpawnError{kStages[stage], r.err};
   }
   out.pid = pid;
   out.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  out.status_fd = status[0];
   return std::nullopt;
 }
 

@@ -26,10 +26,13 @@ std::vector<pid_t> descendants(pid_t ancestor);
 
 // Ends every process beneath this one: SIGTERM and SIGCONT to each (a stopped one sees the
 // TERM), `grace` for them to go, then SIGKILL until none is left, reaping as it goes. The
-// status of `watched` (when it is reaped here) goes to `*watched_status`. Returns how many
-// distinct processes were signalled.
+// status of `watched` (when it is reaped here) goes to `*watched_status`. `ns_init` (with its
+// pidfd, or -1), the first process of a PID namespace the program runs in, is never signalled
+// nor counted: it reaps everything in its namespace and leaves once nothing else is left there
+// (a second past the last one, it is killed too). Returns how many distinct processes were
+// signalled.
 size_t end_descendants(std::chrono::milliseconds grace, pid_t watched = -1,
-                       int* watched_status = nullptr);
+                       int* watched_status = nullptr, pid_t ns_init = -1, int ns_init_pidfd = -1);
 
 // A cgroup of its own for one program, made where the machine allows (best effort).
 class Cgroup {
@@ -73,12 +76,27 @@ struct Spawn {
   bool drop_capabilities = true;
   uint64_t nproc = 0;                     // RLIMIT_NPROC for the child (0: unchanged)
   std::span<const unsigned char> filter;  // a seccomp program (sock_filter bytes) to add
+  // Start the program beneath a PID namespace of its own where the kernel allows one (see
+  // Spawned::status_fd); where it does not, the program is this process's child as without.
+  bool pid_namespace = false;
 };
 
 struct Spawned {
-  pid_t pid = -1;
+  pid_t pid = -1;  // this process's child: the program, or its PID namespace's first process
   int pidfd = -1;  // -1 when the kernel has no pidfd_open
+  // -1 unless the program runs in a PID namespace of its own. Then `pid` is the namespace's
+  // first process (its init): it joined the cgroup, started the program, and reaps whatever is
+  // orphaned in the namespace; the program's wait status comes here (an int) when it ends, and
+  // the init leaves once nothing else is left in the namespace. The init dies with this
+  // process's thread (PR_SET_PDEATHSIG), and with it, by the kernel's hand, everything in the
+  // namespace: even a SIGKILLed supervisor leaves nothing running.
+  int status_fd = -1;
 };
+
+// Whether spawn() can start a program in a PID namespace here: as a process with
+// CAP_SYS_ADMIN directly, otherwise inside a user namespace of its own (where the kernel lets
+// an unprivileged one be made). Found by making one (a child that exits at once).
+bool pid_namespace_available();
 
 struct SpawnError {
   const char* stage;  // "fork", "exec", "landlock", ...
@@ -88,6 +106,7 @@ struct SpawnError {
 // Forks and execs. The child gets its own session and process group, dies with the
 // supervisor's thread (PR_SET_PDEATHSIG), default signal dispositions, no core files, only
 // fds 0-2, and (when asked) no capabilities. Exec failures are reported through a pipe.
+// With `pid_namespace` the program is the second process of a new PID namespace (Spawned).
 std::optional<SpawnError> spawn(const Spawn& s, Spawned& out);
 
 // A private directory beneath `base` (mode 0700, named for this process), and its removal with

@@ -245,8 +245,12 @@ contract::Json authority(const contract::Tool& tool) {
          "its program the same, less the cgroup (less the root with --read-only)"},
         {"programs", "only those in " + std::string(tool.programs_dir) + " (" +
                          std::string(tool.programs_from) + "), by plain name; each in its own session and process group, without "
-                         "capabilities, ended with everything it started; more (network, other "
-                         "writable directories) only as the deployer's .policy there grants"},
+                         "capabilities, ended with everything it started; in a PID namespace of "
+                         "its own where the kernel allows one (as root, else in a user namespace "
+                         "of its own, where the program sees its uid and gid as the overflow "
+                         "id), so that even a run killed by SIGKILL leaves nothing running; more "
+                         "(network, other writable directories) only as the deployer's .policy "
+                         "there grants"},
         {"network",
          "none: sockets other than AF_UNIX refused (seccomp), TCP bind and connect "
          "refused (Landlock ABI 4+), for the tool and its program alike, but for a program "
@@ -256,10 +260,13 @@ contract::Json authority(const contract::Tool& tool) {
                                      {"landlock_scope", abi >= 6},
                                      {"seccomp", seccomp_available()},
                                      {"no_new_privs", true},
-                                     {"cgroup", cgroup}})},
+                                     {"cgroup", cgroup},
+                                     {"pid_namespace", pid_namespace_available()}})},
         {"without_mechanism",
          "best effort: without Landlock the program may write wherever "
-         "the user may; the answer's confinement says what held"},
+         "the user may; the answer's confinement says what held; without a PID "
+         "namespace, what a run killed by SIGKILL leaves running is ended by the next run "
+         "(it finds the cgroup whose owner is gone)"},
     });
   }
   return Json::object({

@@ -45,12 +45,36 @@ bool write_all(int fd, const char* p, size_t n) {
   return true;
 }
 
+// The program's wait status from its namespace's init; a SIGKILL where the init died without
+// passing it on (killed itself, the namespace with it).
+int Watch::namespaced_status() {
+  int st = 0;
+  ssize_t n;
+  do {
+    n = read(child.status_fd, &st, sizeof st);
+  } while (n < 0 && errno == EINTR);
+  close(child.status_fd);
+  child.status_fd = -1;
+  return n == static_cast<ssize_t>(sizeof st) ? st : SIGKILL;
+}
+
+size_t Watch::end_tree() {
+  return child.status_fd >= 0 || ns_init > 0
+             ? end_descendants(grace, -1, nullptr, child.pid, child.pidfd)
+             : end_descendants(grace);
+}
+
 void Watch::end_all() {
-  if (!child_done) {
+  if (!child_done && child.status_fd >= 0) {
+    ns_init = child.pid;
+    killed += end_tree();  // the init is gone after: its report is in the pipe, or never
+    status = namespaced_status();
+    child_done = true;
+  } else if (!child_done) {
     killed += end_descendants(grace, child.pid, &status);
     child_done = true;
   } else {
-    killed += end_descendants(grace);
+    killed += end_tree();
   }
   if (cgroup) cgroup->kill();  // anything the sweep could not see (none expected)
   if (child_in >= 0) close(child_in), child_in = -1;
@@ -114,7 +138,10 @@ void Watch::loop() {
     int n = 0, i_out = -1, i_err = -1, i_pid = -1, i_sig, i_caller = -1, i_in = -1, i_feed = -1;
     if (out.fd >= 0) p[i_out = n++] = {out.fd, POLLIN, 0};
     if (err.fd >= 0) p[i_err = n++] = {err.fd, POLLIN, 0};
-    if (!child_done && child.pidfd >= 0) p[i_pid = n++] = {child.pidfd, POLLIN, 0};
+    if (!child_done && child.status_fd >= 0)
+      p[i_pid = n++] = {child.status_fd, POLLIN, 0};
+    else if (!child_done && child.pidfd >= 0)
+      p[i_pid = n++] = {child.pidfd, POLLIN, 0};
     p[i_sig = n++] = {sigfd, POLLIN, 0};
     if (watch_caller) p[i_caller = n++] = {1, 0, 0};  // errors only: the caller closed its end
     bool want_stdin =
@@ -129,7 +156,8 @@ void Watch::loop() {
         stop(Stop::Timeout);
         continue;
       }
-      wait_ms = static_cast<int>(std::min<long long>(left, child.pidfd >= 0 ? left : 10));
+      bool woken = child.pidfd >= 0 || child.status_fd >= 0;
+      wait_ms = static_cast<int>(std::min<long long>(left, woken ? left : 10));
     } else {
       // Everything it started is gone, so the pipes close at once; should a descriptor have
       // been handed outside the tree, the answer does not wait for it past a second more.
@@ -139,7 +167,8 @@ void Watch::loop() {
     int r = poll(p, static_cast<nfds_t>(n), wait_ms);
     if (r < 0 && errno != EINTR) stop(Stop::None);
     if (r <= 0) {
-      if (child.pidfd < 0 && !child_done && waitpid(child.pid, &status, WNOHANG) == child.pid) {
+      if (child.pidfd < 0 && child.status_fd < 0 && !child_done &&
+          waitpid(child.pid, &status, WNOHANG) == child.pid) {
         child_done = true;
         killed += end_descendants(grace);
       }
@@ -182,11 +211,19 @@ void Watch::loop() {
       }
       take(*s, buf, static_cast<size_t>(got), name);
     }
-    if (i_pid >= 0 && (p[i_pid].revents & POLLIN) && !child_done) {
-      if (waitpid(child.pid, &status, WNOHANG) == child.pid) {
+    if (i_pid >= 0 && (p[i_pid].revents & (POLLIN | POLLHUP)) && !child_done) {
+      bool done = false;
+      if (child.status_fd >= 0) {
+        ns_init = child.pid;
+        status = namespaced_status();
+        done = true;
+      } else {
+        done = waitpid(child.pid, &status, WNOHANG) == child.pid;
+      }
+      if (done) {
         child_done = true;
         // The program is done: whatever it left running goes now, so its pipes can close.
-        killed += end_descendants(grace);
+        killed += end_tree();
         if (child_in >= 0) close(child_in), child_in = -1;
         pending.clear();
         if (stop_reason != Stop::Stdin) stdin_open = false;

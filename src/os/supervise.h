@@ -77,6 +77,9 @@ struct Watch {
 
  private:
   std::string pending;  // standard input read but not yet written to the program
+  pid_t ns_init = -1;   // the program's namespace's init, once its status is read
+  int namespaced_status();
+  size_t end_tree();
   void end_all();
   void stop(Stop w);
   [[noreturn]] void abandon(int sig);

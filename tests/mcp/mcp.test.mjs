@@ -422,3 +422,25 @@ test("content past the server's budget is cut at a line and says so", async () =
   assert.equal(r.structuredContent.records.length, 5000 + 1);
   await client.close();
 });
+
+test("arguments a command line cannot carry are refused, never cut short or read as flags", async () => {
+  const { root } = tree();
+  const client = await connect(root);
+  // exec ends an argument at a NUL byte: the tool would read another path than the one asked
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c\u0000../outside/secret.txt"] } });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /NUL byte/);
+  assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
+  // an empty key would be "--", the end of the flags; a key with '=' would carry a value;
+  // help, version and format are the server's (the tool would answer text, not its document)
+  for (const bad of [{ "": true }, { "lines=1:2": true }, { "-n": "1" }, { help: true }, { version: true },
+                     { format: "text" }]) {
+    r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], ...bad } });
+    assert.equal(r.isError, true, JSON.stringify(bad));
+    assert.match(r.content[0].text, /^args\.unknown-flag: peek takes no argument /);
+  }
+  // an unknown key of a flag's shape is named by the server, with the nearest argument
+  r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lnes: "1:2" } });
+  assert.equal(r.structuredContent.error.rule, "args.unknown-flag");
+  await client.close();
+});

@@ -177,6 +177,35 @@ int main(int argc, char** argv) {
     say(1, "left a grandchild behind\n");
     return 0;
   }
+  if (self == "brood") {  // brood MARKER: leaves running a child in its own session, the
+    // grandchild of a double fork and a child deaf to SIGTERM, says "ready" once all three
+    // are up, and waits
+    int ready[2];
+    if (pipe(ready) != 0) return 5;
+    if (fork() == 0) {
+      setsid();
+      put(ready[1], "s", 1);
+      sleep_forever();
+    }
+    if (fork() == 0) {
+      if (fork() == 0) {
+        put(ready[1], "d", 1);
+        sleep_forever();
+      }
+      _exit(0);
+    }
+    if (fork() == 0) {
+      signal(SIGTERM, SIG_IGN);
+      put(ready[1], "t", 1);
+      sleep_forever();
+    }
+    close(ready[1]);
+    char c;
+    for (int i = 0; i < 3; ++i)
+      if (read(ready[0], &c, 1) != 1) return 6;
+    say(1, "ready\n");
+    sleep_forever();
+  }
   if (self == "forkbomb") {  // forks until refused, then reports: forkbomb MARKER
     int made = 0, refusals = 0;
     for (int i = 0; i < 100000 && refusals < 50; ++i) {

@@ -10,7 +10,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 for name in echo true false exit cat args env pwd both flood flood-err flood-both longline \
             binary closeout sleep hang readall deaf stopper orphan forkbomb write tmpwrite \
-            inet inet6 unix connect signal segv setsid-child netok scribe; do
+            inet inet6 unix connect signal segv setsid-child netok scribe brood; do
   ln -s "$prog" "$dir/$name"
 done
 printf '#!/bin/sh\necho "script says $1"\n' > "$dir/script"

@@ -198,6 +198,81 @@ TEST(OsProcess, SpawnedChildHasNoCapabilitiesAndOwnSession) {
   close(tmp);
 }
 
+// In a PID namespace of its own the program is the second process (its init, a child of
+// this one, the first); its wait status comes through the status pipe; what it left running
+// is ended by the sweep, which neither signals nor counts the init, and the init is gone
+// after it.
+TEST(OsProcess, SpawnInAPidNamespace) {
+  if (!os::pid_namespace_available()) GTEST_SKIP() << "no PID namespace can be made here";
+  EXPECT_EQ(in_helper([] {
+              Pipe out;
+              int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+              int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+              const char* argv[] = {"sh", "-c",
+                                    "echo $$ $PPID; setsid sh -c 'trap \"\" TERM; exec sleep 1000' "
+                                    "</dev/null >/dev/null 2>&1 & exit 3",
+                                    nullptr};
+              const char* envp[] = {"PATH=/usr/bin:/bin", nullptr};
+              os::Spawn s = shell(argv, envp, null, out.w, out.w, tmp);
+              s.pid_namespace = true;
+              os::Spawned child;
+              if (os::spawn(s, child)) return 10;
+              if (child.status_fd < 0) return 11;
+              int st = 0;
+              if (read(child.status_fd, &st, sizeof st) != sizeof st) return 12;
+              if (!WIFEXITED(st) || WEXITSTATUS(st) != 3) return 13;
+              if (out.drain() != "2 1\n") return 14;  // what the program sees
+              // the setsid'd sleep, deaf to TERM, is still there beneath the init
+              if (os::descendants(getpid()).size() != 2) return 15;
+              size_t killed = os::end_descendants(30ms, -1, nullptr, child.pid, child.pidfd);
+              if (killed != 1) return 16;
+              siginfo_t info{};
+              if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG) != -1 || errno != ECHILD) return 17;
+              return 0;
+            }),
+            0);
+}
+
+// A supervisor killed by SIGKILL takes its program's namespace with it: nothing it started
+// outlives it, detached or deaf to TERM.
+TEST(OsProcess, APidNamespaceEndsWithItsSupervisor) {
+  if (!os::pid_namespace_available()) GTEST_SKIP() << "no PID namespace can be made here";
+  EXPECT_EQ(in_helper([] {
+              int ready[2];
+              if (pipe(ready) != 0) return 10;
+              pid_t supervisor = fork();
+              if (supervisor == 0) {
+                int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                const char* argv[] = {"sh", "-c",
+                                      "setsid sh -c 'trap \"\" TERM; exec sleep 1000' & "
+                                      "sleep 1000 & echo up; wait",
+                                      nullptr};
+                const char* envp[] = {"PATH=/usr/bin:/bin", nullptr};
+                os::Spawn s = shell(argv, envp, null, ready[1], null, tmp);
+                s.pid_namespace = true;
+                os::Spawned child;
+                if (os::spawn(s, child) || child.status_fd < 0) _exit(1);
+                sleep_forever();
+              }
+              close(ready[1]);
+              char buf[3];
+              if (read(ready[0], buf, 3) != 3) return 11;
+              std::this_thread::sleep_for(20ms);
+              // supervisor, init, sh, and the two sleeps beneath this helper
+              if (os::descendants(getpid()).size() != 5) return 12;
+              kill(supervisor, SIGKILL);
+              waitpid(supervisor, nullptr, 0);
+              auto t = std::chrono::steady_clock::now();
+              while (!os::descendants(getpid()).empty()) {
+                if (std::chrono::steady_clock::now() - t > 1s) return 13;
+                std::this_thread::sleep_for(5ms);
+              }
+              return 0;
+            }),
+            0);
+}
+
 // The program's Landlock ruleset alone (no seccomp): writes beneath the granted directory
 // only, and TCP connect refused by Landlock itself where the ABI has network rules.
 TEST(OsProcess, ProgramRulesetConfinesWritesAndTcp) {

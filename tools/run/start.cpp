@@ -119,7 +119,8 @@ bool start_and_watch(const Launch& l, contract::Context& ctx, Watched& w) {
                .join = cgroup.join_fds(),
                .drop_capabilities = true,
                .nproc = 0,
-               .filter = {}};
+               .filter = {},
+               .pid_namespace = true};
   // Without a pids cgroup, a user other than root is held by RLIMIT_NPROC (which counts all
   // of the user's processes, and never binds root).
   if (!cgroup.pids_max() && getuid() != 0) sp.nproc = os::processes_of(getuid()) + l.pids_max;
