@@ -57,6 +57,7 @@ void emit_end(const Tool& tool, Context& ctx, Out& out, const Json& fields) {
   for (auto& [k, v] : fields.members()) end.set(k, v);
   if (!end.get("truncated")) end.set("truncated", false);
   if (!end.get("next")) end.set("next", nullptr);
+  if (!end.get("cut")) end.set("cut", nullptr);
   JsonWriter w(out.buffer());
   end.write(w);
   out.buffer() += '\n';

@@ -206,10 +206,23 @@ Json paths_json(const std::vector<std::string>& paths) {
   return list;
 }
 
+Json diff_cut(const Json& diff, bool truncated, uint64_t max_lines) {
+  if (!truncated) return nullptr;
+  uint64_t listed = 0;
+  if (const Json* hunks = diff.is_null() ? nullptr : diff.get("hunks"))
+    for (const Json& h : hunks->items()) listed += h.get("lines")->items().size();
+  return listed >= max_lines ? "max-diff-lines" : "max-diff-bytes";
+}
+
 void render_diff_of(const Json& data, std::string& out) {
   const Json* diff = data.get("diff");
   if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (data.get("diff_truncated")->as_bool()) out += "[diff truncated]\n";
+  if (data.get("diff_truncated")->as_bool()) {
+    const Json* cut = data.get("cut");
+    out += "[diff truncated" +
+           (cut && !cut->is_null() ? " by --" + cut->str() : std::string()) +
+           "; the change is whole: peek shows the rest]\n";
+  }
 }
 
 }  // namespace writer

@@ -130,6 +130,10 @@ contract::Json planned(const os::Place& place, const std::string& path, bool cha
 // Paths as text_or_bytes, as parents_created lists them.
 contract::Json paths_json(const std::vector<std::string>& paths);
 
+// What cut a diff short (the answer's `cut`): null, "max-diff-lines" (it lists that many
+// lines) or "max-diff-bytes".
+contract::Json diff_cut(const contract::Json& diff, bool truncated, uint64_t max_lines);
+
 // The text of an answer for one file, or for several ({files: [...]}): each by One. A tool's
 // Tool::text.
 template <void (*One)(const contract::Json&, std::string&)>

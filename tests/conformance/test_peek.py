@@ -753,7 +753,7 @@ def test_several_files_text_format(tree):
     r = peek(tree, "--format", "text", "--bytes", "0:3", "plain.txt", "crlf.txt")
     assert r.out == b"==> plain.txt <==\nalp\n==> crlf.txt <==\none\n"
     r = peek(tree, "--format", "text", "--max-bytes", "6", "plain.txt", "crlf.txt")
-    assert b"==> plain.txt <==\n     1\talpha\n[truncated: continue with --lines 2:]\n" in r.out
+    assert b"==> plain.txt <==\n     1\talpha\n[truncated: cut by --max-bytes; continue with --lines 2:]\n" in r.out
 
 
 # --- a path that ran through a symbolic link (no --root) ------------------------------------

@@ -393,6 +393,7 @@ def reach_all(tree, tmp_path):
         "args.duplicate-flag": lambda: S("--root", t, "--skip", "1", "--skip", "2", "alpha"),
         "args.conflict": lambda: S("--root", t, "--count", "--files-with-matches", "alpha"),
         "args.missing-operand": lambda: S("--root", t),
+        "args.required-flag": lambda: S("--root", t, "--before", "3", "alpha"),
         "path.empty": lambda: S("--root", t, "alpha", ""),
         "path.dotdot": lambda: S("--root", t, "alpha", "dir/../plain.txt"),
         "path.absolute": lambda: S("--root", t, "alpha", os.path.join(t, "plain.txt")),

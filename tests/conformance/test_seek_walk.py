@@ -265,8 +265,8 @@ def test_text_mode_says_what_was_not_searched(tmp_path):
     # cut and left out: one line, the cursor first (what was left out before the cut)
     put(root, "z.txt")
     r = S("--root", root, "--format", "text", "-m", "3", "--hidden", "needle")
-    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\n[truncated: continue "
-                     b"with --skip 3; skipped: 1 ignored (--no-ignore to include), 1 binary (a "
+    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\n[truncated: cut by "
+                     b"--max-count; continue with --skip 3; skipped: 1 ignored (--no-ignore to include), 1 binary (a "
                      b"file named is searched)]\n")
     # nothing left out, nothing cut: the matches alone
     r = S("--root", root, "--format", "text", "--hidden", "--no-ignore", "--glob", "*.txt",

@@ -256,7 +256,7 @@ def test_top_truncates_and_orders_ties_bytewise(tmp_path):
     r = run("tally", "--root", tmp_path, "--top", "0", "f")
     assert r.data["top"] == [] and r.data["truncated"] is True
     t = run("tally", "--root", tmp_path, "--top", "2", "--format", "text", "f")
-    assert t.out == b"      2 a\n      2 b\n[truncated: 3 more distinct keys; raise --top]\n"
+    assert t.out == b"      2 a\n      2 b\n[truncated by --top: 3 more distinct keys; continue with --skip 2]\n"
 
 
 def test_default_top_is_20(tmp_path):
