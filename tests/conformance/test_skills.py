@@ -79,7 +79,8 @@ def test_lists_valid_and_invalid(skills_tree):
 def test_show(skills_tree):
     r = S("--root", skills_tree, "--show", "pdf")
     assert r.data == {"name": "pdf", "description": "Read PDFs. Use for .pdf files.",
-                      "path": "pdf/SKILL.md", "body": "# Body\n"}
+                      "path": "pdf/SKILL.md", "body": "# Body\n", "truncated": False,
+                      "next": None, "cut": None}
     t = S("--root", skills_tree, "--show", "deploy", "--format", "text")
     assert t.out == b"Deploy body\n"
 
@@ -177,7 +178,7 @@ def test_the_list_pages_within_its_byte_budget(tmp_path):
     root.mkdir()
     for i in range(400):
         n = "s%03d" % i
-        skill(root, n, GOOD.format(n=n, d="Skill number %d, described at some length: %s." % (i, "w" * 150)))
+        skill(root, n, GOOD.format(n=n, d="Skill number %d, described at some length, %s." % (i, "w" * 150)))
     first = S("--root", root)
     d = first.data
     assert (d["truncated"], d["cut"]) == (True, "max-bytes")

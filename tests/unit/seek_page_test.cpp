@@ -19,7 +19,11 @@ struct Fixture {
   contract::Tool tool{.name = "seek", .output = contract::Output::Stream, .schema = "seek.v1"};
   contract::Out out{-1, SIZE_MAX};  // never flushed: the buffer is what would be written
   contract::Context ctx{tool, out};
-  seek::Args a{.max_bytes = 65536};
+  seek::Args a = [] {
+    seek::Args x;
+    x.max_bytes = 65536;
+    return x;
+  }();
   seek::Search cfg{a};
 };
 
