@@ -31,6 +31,7 @@ struct Args {
   std::string algo;
   std::optional<std::string> verify;
   std::optional<std::string> check;
+  uint64_t skip = 0, max_bytes = 0;
 };
 
 using contract::Kind;
@@ -58,6 +59,14 @@ constexpr contract::Flag<Args> kFlags[] = {
      .value_name = "SUMSFILE",
      .excludes = "verify",
      .help = "verify the files a sha256sum/sha512sum list names (paths under --root); no PATH"},
+    {.name = "skip",
+     .kind = Kind::Nat,
+     .bind = &Args::skip,
+     .value_name = "N",
+     .fallback = "0",
+     .help = "leave out the first N files (PATHs, or --check's lines), unread; the cursor "
+             "from a truncated answer"},
+    contract::max_bytes<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -109,12 +118,14 @@ const contract::Tool kTool{
         "devices instead of blocking, and with --root follows no symbolic link. --format "
         "text is sha256sum's layout, escapes included.",
     .usage =
-        "digest [--root DIR] [--algo sha256|sha512] [--verify HEX] [--format ndjson|text] "
+        "digest [--root DIR] [--algo sha256|sha512] [--verify HEX] [--skip N] [--max-bytes N] "
+        "[--format ndjson|text] "
         "(PATH... | --check SUMSFILE)",
     .output = contract::Output::Stream,
     .schema = "digest.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
+    .cuts = "max-bytes",
     .text = render::digest,
     .rules = kRules,
     .key_flags = "algo verify check",
@@ -221,7 +232,8 @@ struct Operands {
 };
 
 Json run(const Args& a, contract::Context& ctx) {
-  if (a.check) return digest::run_check(*a.check, a.algo, ctx.given("algo"), ctx);
+  digest::Page page{.skip = a.skip, .max_bytes = a.max_bytes, .start = ctx.produced()};
+  if (a.check) return digest::run_check(*a.check, a.algo, ctx.given("algo"), page, ctx);
   const os::Sha::Algo algo = a.algo == "sha512" ? os::Sha::Algo::Sha512 : os::Sha::Algo::Sha256;
   Operands out{a, ctx};
   // One operand is hashed on this thread: the pool's one worker is never started.
@@ -230,8 +242,10 @@ Json run(const Args& a, contract::Context& ctx) {
   digest::Pool pool(
       workers, [&](digest::Slot& s, digest::Worker& w) { digest::hash_slot(job, s, w); },
       [](digest::Slot&, digest::Nothing&) { return true; },
-      [&](digest::Slot& s) { return out.deliver(s); });
-  for (const std::string& path : a.paths) {
+      [&](digest::Slot& s) { return page.room(ctx) && out.deliver(s); });
+  for (size_t i = static_cast<size_t>(std::min<uint64_t>(a.skip, a.paths.size()));
+       i < a.paths.size(); ++i) {
+    const std::string& path = a.paths[i];
     if (pool.stopped() || ctx.output_failed()) break;
     auto s = std::make_unique<digest::Slot>();
     s->path = path;
@@ -239,7 +253,9 @@ Json run(const Args& a, contract::Context& ctx) {
     pool.push(std::move(s));
   }
   pool.finish();
-  return Json::object({{"files", out.files}, {"bytes", out.bytes}, {"errors", out.errors}});
+  Json end = Json::object({{"files", out.files}, {"bytes", out.bytes}, {"errors", out.errors}});
+  page.end(end, ctx);
+  return end;
 }
 
 // sha256sum's line: "HEX  NAME\n". A name holding \, \n or \r is escaped (\\, \n, \r) and the

@@ -28,6 +28,7 @@ struct Args {
   std::optional<std::string> edits_file;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  uint64_t max_diff_bytes = 0;
 };
 
 using contract::Kind;
@@ -44,6 +45,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .value_name = "PATH", .help = "read the edits list (as for --stdin) from PATH"},
     writer::max_bytes<Args>("the largest file (and edits list) accepted (limit.input-too-large)"),
     writer::max_diff_lines<Args>(),
+    writer::max_diff_bytes<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -158,7 +160,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             .if_sha256 = a.if_sha256,
                             .dry_run = a.dry_run,
                             .max_bytes = a.max_bytes,
-                            .max_diff_lines = a.max_diff_lines};
+                            .max_diff_lines = a.max_diff_lines,
+                            .max_diff_bytes = a.max_diff_bytes};
   auto done = writer::edit_file(job, place, file, edits, [&](uint64_t size) {
     return too_large(a.path, size, true, a.max_bytes, ctx);
   });
@@ -173,7 +176,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"before_sha256", ed.before},
                             {"after_sha256", ed.after},
                             {"diff", ed.diff},
-                            {"diff_truncated", ed.diff_truncated}});
+                            {"diff_truncated", ed.diff_truncated},
+                            {"cut", writer::diff_cut(ed.diff, ed.diff_truncated, a.max_diff_lines)}});
   if (a.dry_run)
     ctx.dry_run(writer::planned(place, a.path, ed.changed, ed.before, ed.after, ed.bytes));
   return data;

@@ -35,6 +35,7 @@ struct Args {
   std::optional<std::string> file;
   bool keys = false, length = false, type = false, exists = false;
   uint64_t max_bytes = 0;
+  uint64_t max_value_bytes = 0;  // the answer's budget (--max-bytes caps the input)
 };
 
 constexpr uint64_t kCeiling = uint64_t{1} << 30;  // 1 GiB: simdjson's index is 32-bit anyway
@@ -62,6 +63,10 @@ constexpr contract::Flag<Args> kFlags[] = {
              "Memory: at most about 6 bytes per input byte (the document, and simdjson's index "
              "of up to 4 bytes per byte); typical documents take under 2",
      .limit = true},
+    contract::max_bytes<Args>("the answer's size: a value (or --keys) past N bytes is left "
+                              "out with truncated, cut and value_bytes; point deeper, or use "
+                              "--keys or --length",
+                              "max-value-bytes", &Args::max_value_bytes),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -106,7 +111,7 @@ const contract::Tool kTool{
                "pointer that resolved. A leading UTF-8 BOM is skipped; a lone surrogate escape "
                "is refused.",
     .usage = "jsonq [--root DIR] [--pointer P] [--keys | --length | --type | --exists] "
-             "[--max-bytes N] [--format json|text] [FILE | -]",
+             "[--max-bytes N] [--max-value-bytes N] [--format json|text] [FILE | -]",
     .output = contract::Output::Document,
     .schema = "jsonq.v1",
     .data_schema = tool_schema::kData,
@@ -288,6 +293,44 @@ Json run(const Args& a, contract::Context& ctx) {
   }
   Json out = std::move(w.out);
   if (link) out.set("link", Json::object({{"target", Json::bytes(*link)}}));
+  // The budget: keys are listed while they hold fewer bytes than it (the first always); a
+  // value is whole or left out, since part of a value is not JSON.
+  auto cut = [&](uint64_t bytes) {
+    out.set("truncated", true);
+    out.set("cut", "max-value-bytes");
+    out.set("value_bytes", bytes);
+  };
+  if (const Json* keys = out.get("keys")) {
+    uint64_t bytes = 0, all = 0;
+    size_t kept = 0;
+    bool full = false;
+    for (const Json& k : keys->items()) {
+      const uint64_t n = k.dump().size() + 1;
+      full = full || (kept > 0 && bytes >= a.max_value_bytes);
+      if (!full) {
+        bytes += n;
+        ++kept;
+      }
+      all += n;
+    }
+    if (kept < keys->items().size()) {
+      Json some = Json::array();
+      for (size_t i = 0; i < kept; ++i) some.push(keys->items()[i]);
+      out.set("keys", std::move(some));
+      cut(all);
+    }
+  }
+  // A scalar comes with its value already (a string can be the whole document).
+  if (const Json* v = out.get("value")) {
+    const uint64_t n = v->dump().size();
+    if (n > a.max_value_bytes) {
+      Json kept = Json::object();
+      for (const auto& [k, x] : out.members())
+        if (k != "value") kept.set(k, x);
+      out = std::move(kept);
+      cut(n);
+    }
+  }
   const std::string_view raw = w.raw_out;
   parser.reset();  // its index (4 bytes per input byte) goes before the answer is copied
   if (raw.empty()) return out;
@@ -297,7 +340,10 @@ Json run(const Args& a, contract::Context& ctx) {
   try {
     if (!compact.reserve(raw.size())) throw std::bad_alloc();
     if (simdjson::minify(raw.data(), raw.size(), compact.p, len)) return internal(ctx);
-    out.set("value", Json::raw(std::string_view(compact.p, len)));
+    if (len > a.max_value_bytes)
+      cut(len);
+    else
+      out.set("value", Json::raw(std::string_view(compact.p, len)));
   } catch (const std::bad_alloc&) {
     ctx.error(too_large(a, ctx, shown, raw.size(), true));
     return nullptr;

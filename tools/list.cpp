@@ -30,6 +30,7 @@ struct Args {
   uint64_t depth = 1;
   uint64_t max_entries = 0;
   uint64_t skip = 0;
+  uint64_t max_bytes = 0;
   bool long_form = false;
   std::string kind;
   bool hidden = false;
@@ -52,6 +53,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .limit = true},
     {.name = "skip", .kind = Kind::Nat, .bind = &Args::skip, .value_name = "N", .fallback = "0",
      .help = "leave out the first N entries (the cursor a truncated answer gives as next.skip)"},
+    contract::max_bytes<Args>(),
     {.name = "long", .short_name = 'l', .kind = Kind::Bool, .bind = &Args::long_form,
      .help = "add size and mtime (integer seconds) from lstat: a link's own, not its target's"},
     {.name = "kind", .kind = Kind::Choice, .bind = &Args::kind, .value_name = "KIND",
@@ -98,13 +100,14 @@ const contract::Tool kTool{
                "hidden rules and counts what they skipped, stops at --max-entries with a cursor, "
                "answers in NDJSON, and with --root reaches nothing outside the root; --find "
                "ranks like fzf with integer scores.",
-    .usage = "list [--root DIR] [--depth N] [--max-entries N] [--skip N] [--long] "
+    .usage = "list [--root DIR] [--depth N] [--max-entries N] [--skip N] [--max-bytes N] [--long] "
              "[--kind file|directory|link] [--hidden] [--no-ignore] [--find QUERY] "
              "[--format ndjson|text] [DIR...]",
     .output = contract::Output::Stream,
     .schema = "list.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
+    .cuts = "max-entries max-bytes",
     .text = render::list,
     .rules = kRules,
     .key_flags = "depth max-entries find",
@@ -237,13 +240,16 @@ void write_entry(contract::Context& ctx, const os::Entry& e, const std::string* 
   ctx.record(rec);
 }
 
-Json end_fields(Walks& w, uint64_t entries, bool truncated, uint64_t next_skip) {
+// What cut a page short: "max-entries", "max-bytes", or nothing.
+Json end_fields(Walks& w, uint64_t entries, std::string_view cut, uint64_t next_skip) {
+  const bool truncated = !cut.empty();
   Json end = Json::object({{"entries", entries}, {"errors", w.errors},
                            {"skipped", w.skipped.to_json()}});
   if (truncated) {
     end.set("complete", false);
     end.set("truncated", true);
     end.set("next", Json::object({{"skip", next_skip}}));
+    end.set("cut", cut);
   }
   return end;
 }
@@ -251,14 +257,19 @@ Json end_fields(Walks& w, uint64_t entries, bool truncated, uint64_t next_skip) 
 Json list_entries(const Args& a, contract::Context& ctx) {
   Walks walks{a, ctx, {}, 0};
   uint64_t seen = 0, entries = 0;
-  bool truncated = false;
+  std::string_view cut;
   std::string target;
+  const uint64_t start = ctx.produced();
   walks.run(a.depth, a.long_form, [&](os::Entry& e) {
     if (!a.kind.empty() && os::kind_name(e.kind) != a.kind) return true;
     if (seen++ < a.skip) return true;
     // One past the page proves that more exists: only then is the answer truncated.
     if (entries == a.max_entries) {
-      truncated = true;
+      cut = "max-entries";
+      return false;
+    }
+    if (entries > 0 && ctx.produced() - start >= a.max_bytes) {
+      cut = "max-bytes";
       return false;
     }
     const std::string* t = nullptr;
@@ -274,7 +285,7 @@ Json list_entries(const Args& a, contract::Context& ctx) {
     ++entries;
     return true;
   });
-  return end_fields(walks, entries, truncated, a.skip + a.max_entries);
+  return end_fields(walks, entries, cut, a.skip + entries);
 }
 
 struct Ranked {
@@ -319,13 +330,19 @@ Json find_entries(const Args& a, contract::Context& ctx) {
   }
   std::reverse(best.begin(), best.end());
   uint64_t entries = 0;
+  std::string_view cut = matched > keep ? "max-entries" : "";
+  const uint64_t start = ctx.produced();
   for (size_t i = static_cast<size_t>(std::min<uint64_t>(a.skip, best.size())); i < best.size();
        ++i) {
     if (ctx.output_failed()) break;
+    if (entries > 0 && ctx.produced() - start >= a.max_bytes) {
+      cut = "max-bytes";
+      break;
+    }
     write_entry(ctx, best[i].entry, nullptr, a.long_form, best[i].score);
     ++entries;
   }
-  Json end = end_fields(walks, entries, matched > keep, a.skip + a.max_entries);
+  Json end = end_fields(walks, entries, cut, a.skip + entries);
   end.set("matched", matched);
   return end;
 }

@@ -50,11 +50,10 @@ constexpr contract::Flag<Args> kFlags[] = {
      .value_name = "A:B", .excludes = "lines witness",
      .help = "the bytes A:B to return, 0-based and end-exclusive; a negative number counts "
              "from the end"},
-    {.name = "max-bytes", .kind = Kind::Nat, .bind = &Args::max_bytes, .value_name = "N",
-     .fallback = "65536", .ceiling = kCeiling, .floor = 1,
-     .help = "the most text returned per file, each line counting its bytes and one for its "
-             "end; past it the answer is truncated with a next cursor",
-     .limit = true},
+    // The answer budget every tool shares (contract::max_bytes), here per file.
+    contract::max_bytes<Args>("the most text returned per file, each line counting its bytes "
+                              "and one for its end; past it the answer is truncated with a "
+                              "next cursor"),
     {.name = "max-line-bytes", .kind = Kind::Nat, .bind = &Args::max_line_bytes,
      .value_name = "N", .fallback = "1048576", .ceiling = kCeiling, .floor = 1,
      .help = "the longest line returned whole; a longer one is shown as its length with "
@@ -106,6 +105,7 @@ const contract::Tool kTool{
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
+static_assert(contract::kAnswerBytesCeiling == kCeiling);
 
 void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
   auto bad = [&](std::string_view flag, std::string why) {
@@ -310,6 +310,7 @@ Json read_one(const Args& a, const std::string& path, Call& call, contract::Cont
     data.set("eof", !more);
     data.set("truncated", truncated);
     data.set("next", truncated ? Json::object({{"byte", to}}) : Json());
+    data.set("cut", truncated ? Json("max-bytes") : Json());
     data.set("total_lines", a.count_lines ? Json(s.lines) : Json());
     return data;
   }
@@ -394,6 +395,7 @@ Json read_one(const Args& a, const std::string& path, Call& call, contract::Cont
   data.set("eof", eof_reached);
   data.set("truncated", next_line != 0);
   data.set("next", next_line ? Json::object({{"line", next_line}}) : Json());
+  data.set("cut", next_line ? Json("max-bytes") : Json());
   data.set("total_lines", a.count_lines ? Json(s.lines) : Json());
 
   if (!too_long.empty()) {

@@ -51,6 +51,7 @@ struct Args {
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  uint64_t max_diff_bytes = 0;
 };
 
 // One file's part of a call (writer::ReplaceJob), and where a call of several files, which
@@ -93,6 +94,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     writer::dry_run<Args>(),
     writer::max_bytes<Args>("the largest file (and edits file) accepted (limit.input-too-large)"),
     writer::max_diff_lines<Args>(),
+    writer::max_diff_bytes<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -249,6 +251,7 @@ std::optional<std::string> read_edits(const Args& a, contract::Context& ctx) {
 // What the call found and did, and (dry run) what it would do.
 Json answer(const Job& job, const os::Place& place, contract::Context& ctx, writer::Replaced r) {
   const writer::ReplaceJob& a = job.file;
+  Json cut = writer::diff_cut(r.diff, r.diff_truncated, a.max_diff_lines);
   Json data = Json::object({{"path", Json::bytes(a.path)},
                             {"changed", r.changed},
                             {"already_applied", !r.changed && r.already},
@@ -256,7 +259,8 @@ Json answer(const Job& job, const os::Place& place, contract::Context& ctx, writ
                             {"before_sha256", r.before},
                             {"after_sha256", r.after},
                             {"diff", std::move(r.diff)},
-                            {"diff_truncated", r.diff_truncated}});
+                            {"diff_truncated", r.diff_truncated},
+                            {"cut", std::move(cut)}});
   if (a.dry_run) {
     Json planned = writer::planned(place, a.path, r.changed, r.before, r.after, r.bytes);
     if (job.planned)
@@ -285,6 +289,7 @@ writer::ReplaceJob file_job(const Args& a, size_t i, bool dry_run) {
           .dry_run = dry_run,
           .max_bytes = a.max_bytes,
           .max_diff_lines = a.max_diff_lines,
+          .max_diff_bytes = a.max_diff_bytes,
           .must_be = std::nullopt};
 }
 

@@ -76,6 +76,22 @@ constexpr contract::Flag<Args> kFlags[] = {
              "answer is truncated with next:{\"skip\":N}, set only when more exists; 0: totals "
              "only",
      .limit = true},
+    {.name = "last",
+     .kind = Kind::Nat,
+     .bind = &Args::last,
+     .value_name = "N",
+     .ceiling = kMaxCountCeiling,
+     .floor = 1,
+     .excludes = "max-count skip count files-with-matches",
+     .help = "the last N matching lines, still in walk order (grep | tail -N); held in memory "
+             "bounded by N; more before them: next:{\"before\":K}"},
+    {.name = "before",
+     .kind = Kind::Nat,
+     .bind = &Args::before,
+     .value_name = "K",
+     .help = "with --last: only matching lines before the K-th (from 0, in walk order); the "
+             "cursor from a --last answer"},
+    contract::max_bytes<Args>(),
     {.name = "skip",
      .kind = Kind::Nat,
      .bind = &Args::skip,
@@ -160,6 +176,7 @@ constexpr contract::Operand<Args> kOperands[] = {
 
 using contract::Repairable;
 constexpr contract::Rule kRules[] = {
+    {"args.required-flag", Repairable::Never, "--before without --last"},
     {"io.read-failed", Repairable::Never,
      "the operating system failed a read, or refused to open one more directory (EMFILE)"},
     {"limit.line-too-long", Repairable::Sometimes},
@@ -193,6 +210,7 @@ const contract::Tool kTool{
         "order is always the walk order.",
     .usage =
         "seek [--root DIR] [--regex] [-i] [--word] [--max-count N] [--skip N] "
+        "[--last N [--before K]] "
         "[--context N] [--witness] [--count | --files-with-matches] [--glob G]... [--hidden] "
         "[--no-ignore] [--max-line-bytes N] [--require-match] [--threads N] "
         "[--format ndjson|text] "
@@ -201,6 +219,7 @@ const contract::Tool kTool{
     .schema = "seek.v1",
     .data_schema = tool_schema::kRecords,
     .end_schema = tool_schema::kEnd,
+    .cuts = "max-count max-bytes last",
     .text = render::seek,
     .rules = kRules,
     .key_flags = "regex count files-with-matches pattern",
@@ -261,6 +280,13 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   if (!several) check_one(a.pattern, 0);
   for (size_t i = 0; i < a.patterns.size(); ++i) check_one(a.patterns[i], i);
   // --max-count 0 answers totals only: there is no page for --skip to move.
+  if (ctx.given("before") && !ctx.given("last")) {
+    contract::Error e = contract::make_error(
+        "args.required-flag", "--before pages a --last answer back; give --last N with it.",
+        Json::object({{"flag", "last"}, {"needed_by", "before"}}));
+    e.hint = "--last N --before K: the last N matching lines before the K-th.";
+    errs.push_back(std::move(e));
+  }
   if (a.max_count == 0 && ctx.given("skip")) {
     contract::Error e = contract::make_error(
         "args.conflict", "--max-count 0 returns totals only, which --skip cannot page.",
@@ -281,7 +307,9 @@ Json run(const Args& a, contract::Context& ctx) {
   Search cfg{a, ctx.format() == contract::Format::Text};
   cfg.mode = a.count ? Mode::Count : a.files ? Mode::Files : Mode::Lines;
   cfg.totals = a.max_count == 0;
-  cfg.limit = a.skip + a.max_count + 1;  // both far below 2^64
+  // matching lines worth finding in one file: to the window's end and one more, or with
+  // --last to the end (or to --before)
+  cfg.limit = a.last ? a.before.value_or(UINT64_MAX) : a.skip + a.max_count + 1;
   Page page{a, ctx, cfg};
   seek::Ordered pool(
       workers, [&](Slot& s, seek::Worker& w) { seek::search_file(cfg, s, w); },
@@ -321,6 +349,7 @@ Json run(const Args& a, contract::Context& ctx) {
   }
   pool.finish();
   if (!pool.stopped()) page.skips += inputs.skipped() - pushed;
+  if (page.tail) page.write_tail();
 
   if (a.require_match && page.base == 0 && !page.truncated && !ctx.output_failed()) {
     const uint64_t left_out = page.skips.ignored + page.skips.hidden + page.skips.binary;
@@ -354,7 +383,10 @@ Json run(const Args& a, contract::Context& ctx) {
        {"matches", matches},
        {"errors", ctx.errors().size()},
        {"truncated", page.truncated},
-       {"next", page.truncated ? Json::object({{"skip", a.skip + page.emitted}}) : Json()},
+       {"next", !page.truncated ? Json()
+                : page.tail       ? Json::object({{"before", page.shown.first}})
+                                  : Json::object({{"skip", a.skip + page.emitted}})},
+       {"cut", page.truncated ? Json(page.cut) : Json()},
        {"skipped", page.skips.to_json()}});
   if (cfg.pattern_counts()) {
     Json counts = Json::array();

@@ -31,6 +31,7 @@ using contract::Json;
 struct Args {
   std::vector<std::string> dirs;
   std::optional<std::string> show;
+  uint64_t skip = 0, max_bytes = 0;
 };
 
 constexpr uint64_t kFileCap = 1024 * 1024;  // a SKILL.md is prose: 1 MiB is far past any
@@ -41,6 +42,13 @@ constexpr contract::Flag<Args> kFlags[] = {
     {.name = "show", .short_name = 's', .kind = Kind::Text, .bind = &Args::show,
      .value_name = "NAME",
      .help = "return the skill named NAME with its body (the markdown after the front matter)"},
+    {.name = "skip", .kind = Kind::Nat, .bind = &Args::skip, .value_name = "N", .fallback = "0",
+     .excludes = "show",
+     .help = "leave out the first N entries (skills, then invalid ones); the cursor from a "
+             "truncated list"},
+    contract::max_bytes<Args>("the answer's size: the list, or a body, stops at a line once "
+                              "past N bytes with truncated, cut and next (a body's: the "
+                              "SKILL.md line where peek --lines goes on)"),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -76,7 +84,8 @@ const contract::Tool kTool{
     .differs = "Unlike find and head it parses and validates the front matter per "
                "agentskills.io, reports broken skills as data, never reads a SKILL.md through a "
                "link, caps what it reads, and with --root reaches nothing outside the root.",
-    .usage = "skills [--root DIR] [--show NAME] [--format json|text] [DIR...]",
+    .usage = "skills [--root DIR] [--show NAME] [--skip N] [--max-bytes N] [--format json|text] "
+             "[DIR...]",
     .output = contract::Output::Document,
     .schema = "skills.v1",
     .data_schema = tool_schema::kData,
@@ -138,6 +147,7 @@ std::optional<std::string> validate(const text::FrontMatter& f, std::string_view
 
 struct Skill {
   std::string path, name, description, body;
+  uint64_t body_line = 1;  // the line of the SKILL.md where the body starts
 };
 struct Invalid {
   std::string path, cause;
@@ -226,8 +236,12 @@ Json run(const Args& a, contract::Context& ctx) {
         invalid.push_back({e.path, *cause});
         continue;
       }
-      Skill s{e.path, f.values["name"], f.values["description"], ""};
-      if (a.show && *a.show == s.name) s.body = text.substr(f.body);
+      Skill s{e.path, f.values["name"], f.values["description"], "", 1};
+      if (a.show && *a.show == s.name) {
+        s.body = text.substr(f.body);
+        const std::string_view head = std::string_view(text).substr(0, f.body);
+        s.body_line = 1 + static_cast<uint64_t>(std::count(head.begin(), head.end(), '\n'));
+      }
       skills.push_back(std::move(s));
     }
     skipped += w.counts();
@@ -240,11 +254,29 @@ Json run(const Args& a, contract::Context& ctx) {
     std::vector<const Skill*> hits;
     for (auto& s : skills)
       if (s.name == *a.show) hits.push_back(&s);
-    if (hits.size() == 1)
-      return Json::object({{"name", hits[0]->name},
-                           {"description", hits[0]->description},
-                           {"path", Json::bytes(hits[0]->path)},
-                           {"body", Json::bytes(hits[0]->body)}});
+    if (hits.size() == 1) {
+      // The body whole, or its lines up to the one that passes the budget (the first always).
+      std::string_view body = hits[0]->body;
+      size_t end = body.size();
+      uint64_t lines = 0;
+      if (body.size() > a.max_bytes) {
+        end = 0;
+        while (end < body.size() && (end == 0 || end < a.max_bytes)) {
+          const size_t nl = body.find('\n', end);
+          end = nl == std::string_view::npos ? body.size() : nl + 1;
+          ++lines;
+        }
+      }
+      const bool cut = end < body.size();
+      return Json::object(
+          {{"name", hits[0]->name},
+           {"description", hits[0]->description},
+           {"path", Json::bytes(hits[0]->path)},
+           {"body", Json::bytes(body.substr(0, end))},
+           {"truncated", cut},
+           {"next", cut ? Json::object({{"line", hits[0]->body_line + lines}}) : Json()},
+           {"cut", cut ? Json("max-bytes") : Json()}});
+    }
     if (hits.empty()) {
       Json names = Json::array();
       for (size_t k = 0; k < skills.size() && k < 100; ++k) names.push(skills[k].name);
@@ -281,21 +313,41 @@ Json run(const Args& a, contract::Context& ctx) {
 
   Json list = Json::array(), bad = Json::array(), dups = Json::array();
   std::map<std::string, std::vector<std::string>> by_name;
+  // The page: the entries (skills, then invalid ones) from --skip on, while they hold fewer
+  // bytes than the budget (the first always).
+  uint64_t seen = 0, bytes = 0, shown = 0;
+  bool cut = false;
+  auto page = [&](Json entry, Json& into) {
+    if (seen++ < a.skip || cut) return;
+    if (shown > 0 && bytes >= a.max_bytes) {
+      cut = true;
+      return;
+    }
+    bytes += entry.dump().size() + 1;
+    ++shown;
+    into.push(std::move(entry));
+  };
   for (auto& s : skills) {
-    list.push(Json::object({{"name", s.name}, {"description", s.description},
-                            {"path", Json::bytes(s.path)}}));
+    page(Json::object({{"name", s.name}, {"description", s.description},
+                       {"path", Json::bytes(s.path)}}),
+         list);
     by_name[s.name].push_back(s.path);
   }
   for (auto& i : invalid)
-    bad.push(Json::object({{"path", Json::bytes(i.path)}, {"cause", i.cause}}));
+    page(Json::object({{"path", Json::bytes(i.path)}, {"cause", i.cause}}), bad);
   for (auto& [name, paths] : by_name) {
     if (paths.size() < 2) continue;
     Json p = Json::array();
     for (auto& x : paths) p.push(Json::bytes(x));
     dups.push(Json::object({{"name", name}, {"paths", std::move(p)}}));
   }
-  return Json::object({{"skills", std::move(list)}, {"invalid", std::move(bad)},
-                       {"duplicates", std::move(dups)}, {"skipped", skipped.to_json()}});
+  return Json::object({{"skills", std::move(list)},
+                       {"invalid", std::move(bad)},
+                       {"duplicates", std::move(dups)},
+                       {"skipped", skipped.to_json()},
+                       {"truncated", cut},
+                       {"next", cut ? Json::object({{"skip", a.skip + shown}}) : Json()},
+                       {"cut", cut ? Json("max-bytes") : Json()}});
 }
 
 

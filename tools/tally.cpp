@@ -37,7 +37,8 @@ struct Args {
   std::vector<std::string> files;
   std::optional<uint64_t> field;
   std::optional<std::string> delim;
-  uint64_t top = 0;
+  uint64_t top = 0, skip = 0;
+  uint64_t max_bytes = 0;
   uint64_t max_keys = 0;
   uint64_t max_line_bytes = 0;
   std::optional<std::string> match;
@@ -64,6 +65,9 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "how many of the most frequent keys to return; truncated is true when there are "
              "more distinct keys (0 returns the counts alone)",
      .limit = true},
+    {.name = "skip", .kind = Kind::Nat, .bind = &Args::skip, .value_name = "N", .fallback = "0",
+     .help = "leave out the N most frequent keys; the cursor (next) from a truncated answer"},
+    contract::max_bytes<Args>(),
     {.name = "max-keys", .kind = Kind::Nat, .bind = &Args::max_keys, .value_name = "N",
      .fallback = "1000000", .ceiling = kKeysCeiling, .floor = 1,
      .help = "the most distinct keys held; the next new key stops the count with "
@@ -124,7 +128,8 @@ const contract::Tool kTool{
                "stops at --max-keys with the counts so far. total is the number of keys "
                "counted; total + skipped (+ unmatched, with --match) is the number of lines "
                "read.",
-    .usage = "tally [--root DIR] [--field N [--delim D]] [--top N] [--max-keys N] "
+    .usage = "tally [--root DIR] [--field N [--delim D]] [--top N] [--skip N] [--max-bytes N] "
+             "[--max-keys N] "
              "[--max-line-bytes N] [--match PATTERN [--regex] [-i]] [--format json|text] "
              "[FILE...]",
     .output = contract::Output::Document,
@@ -246,17 +251,29 @@ class Tally {
       int c = std::memcmp(l.key, r.key, std::min(l.len, r.len));
       return c != 0 ? c < 0 : l.len < r.len;
     };
-    size_t k = std::min<size_t>(a_.top, live.size());
+    // The page: ranks [skip, skip + top), ending early once it holds --max-bytes of JSON.
+    const size_t from = static_cast<size_t>(std::min<uint64_t>(a_.skip, live.size()));
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(from + a_.top, live.size()));
     std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end(),
                       before);
     Json top = Json::array();
-    for (size_t i = 0; i < k; ++i) {
-      const KeyCounter::Entry& e = es.at(live[i]);
-      top.push(Json::object(
-          {{"key", Json::bytes(std::string_view(e.key, e.len))}, {"count", e.count}}));
+    uint64_t bytes = 0;
+    size_t end = from;
+    for (; end < k && (end == from || bytes < a_.max_bytes); ++end) {
+      const KeyCounter::Entry& e = es.at(live[end]);
+      Json entry = Json::object(
+          {{"key", Json::bytes(std::string_view(e.key, e.len))}, {"count", e.count}});
+      bytes += entry.dump().size() + 1;
+      top.push(std::move(entry));
     }
-    Json d = Json::object({{"total", total_}, {"distinct", live_}, {"skipped", skipped_},
-                           {"top", std::move(top)}, {"truncated", live.size() > k}});
+    const bool truncated = live.size() > end;
+    // --top 0 asks for the counts alone: there is no page to continue.
+    const bool paged = truncated && a_.top > 0;
+    Json d = Json::object(
+        {{"total", total_}, {"distinct", live_}, {"skipped", skipped_}, {"top", std::move(top)},
+         {"truncated", truncated},
+         {"next", paged ? Json::object({{"skip", static_cast<uint64_t>(end)}}) : Json()},
+         {"cut", !truncated ? Json() : end < k ? Json("max-bytes") : Json("top")}});
     if (matcher_) d.set("unmatched", unmatched_);
     return d;
   }

@@ -69,6 +69,7 @@ struct Args {
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  uint64_t max_diff_bytes = 0;
   bool stdin_content = false;
   std::optional<std::string> content_file;
   std::string eol;
@@ -103,9 +104,9 @@ constexpr contract::Flag<Args> kFlags[] = {
     writer::max_bytes<Args>("the largest content accepted (limit.input-too-large); the file "
                             "replaced is diffed when it is no larger either (else diff is null)",
                             0),
-    writer::max_diff_lines<Args>("the most diff lines listed (also at most 1 MiB of their "
-                                 "text); past it diff_truncated is true, and the added/removed "
-                                 "counts stay whole"),
+    writer::max_diff_lines<Args>("the most diff lines listed; past it diff_truncated is true, "
+                                 "and the added/removed counts stay whole"),
+    writer::max_diff_bytes<Args>(),
     {.name = "stdin",
      .kind = Kind::Bool,
      .bind = &Args::stdin_content,
@@ -430,6 +431,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
+  opt.max_bytes = a.max_diff_bytes;
   Json diff = nullptr;
   bool truncated = false;
   if (old_kept) {
@@ -442,6 +444,8 @@ Json run(const Args& a, contract::Context& ctx) {
     truncated = true;
   }
 
+  // The file replaced is larger than --max-bytes: there is no diff at all.
+  Json cut = old_kept ? writer::diff_cut(diff, truncated, a.max_diff_lines) : Json("max-bytes");
   Json data = Json::object({{"path", Json::bytes(a.path)},
                             {"changed", changed},
                             {"created", !before},
@@ -451,7 +455,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"before_sha256", before ? Json(*before) : Json()},
                             {"after_sha256", after},
                             {"diff", std::move(diff)},
-                            {"diff_truncated", truncated}});
+                            {"diff_truncated", truncated},
+                            {"cut", std::move(cut)}});
 
   if (a.dry_run) {
     Json planned = Json::array();

@@ -46,6 +46,8 @@ class Context {
     out_.buffer() += '\n';
     out_.maybe_flush();
   }
+  // The bytes of the answer so far (records and errors, before the end record).
+  uint64_t produced() const { return out_.produced(); }
   // True once stdout has failed (closed pipe, full disk): stop working, nothing is read.
   bool output_failed() const { return out_.failed(); }
 

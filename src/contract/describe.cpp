@@ -441,7 +441,8 @@ std::string contract_skill() {
        "after `--`.\n\n"
        "**Pages.** A cap (`--max-count`, `--max-entries`, `--max-bytes`) ends the answer with "
        "`truncated:true` and a `next` cursor such as `{\"skip\":100}` or `{\"line\":201}`: pass it "
-       "back (`--skip 100`, `--lines 201:`) for the rest. A line or input past a limit is a `limit.*` "
+       "back (`--skip 100`, `--lines 201:`) for the rest; `cut` names the cap (64 KiB of answer by "
+       "default: `--max-bytes`). A line or input past a limit is a `limit.*` "
        "error whose retry raises the cap, never a silent cut.\n\n"
        "**Changing files** (write, replace, edit, move) is never blind: `--create` (must not exist) "
        "or `--if-sha256 HEX` of the current bytes (`digest` gives it; a refusal's "
@@ -486,10 +487,14 @@ std::string output_schema(const Tool& tool, const Adapter& a) {
            R"("if":{"properties":{"ok":{"const":false}}},"then":{"required":["error","errors"]},"else":{"properties":{"error":false,"errors":false}},)" +
            defs + "}";
   }
+  std::string cuts = "null";
+  const Json cut_flags = split(tool.cuts, ' ');
+  for (const Json& c : cut_flags.items()) cuts += "," + c.dump();
   std::string end =
-      R"({"type":"object","required":["type","ok","command","schema","complete","truncated","next"],"additionalProperties":false,"properties":{)"
+      R"({"type":"object","required":["type","ok","command","schema","complete","truncated","next","cut"],"additionalProperties":false,"properties":{)"
       R"("type":{"const":"end"},"ok":{"type":"boolean"},"command":{"const":")" + name + R"("},"schema":{"const":")" + id +
-      R"("},"complete":{"type":"boolean"},"truncated":{"type":"boolean"},"next":{"type":["object","null"]})" +
+      R"("},"complete":{"type":"boolean"},"truncated":{"type":"boolean"},"next":{"type":["object","null"]},)"
+      R"("cut":{"enum":[)" + cuts + "]}" +
       (tool.end_schema.empty() ? "" : "," + std::string(tool.end_schema)) + "}}";
   std::string err =
       R"({"type":"object","required":["type","error"],"additionalProperties":false,"properties":{"type":{"const":"error"},"error":{"$ref":"#/$defs/error"}}})";

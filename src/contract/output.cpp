@@ -9,6 +9,7 @@
 namespace contract {
 
 bool Out::flush() {
+  flushed_ += buf_.size();
   if (err_) {
     buf_.clear();
     return false;

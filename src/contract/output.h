@@ -3,6 +3,7 @@
 // tool can stop and main can end with io.write-failed instead of a silent success.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,12 +23,16 @@ class Out {
   // Writes the buffer out; false once any write has failed.
   bool flush();
   bool failed() const { return err_ != 0; }
+  // Every byte handed to the writer so far, written or still buffered: what an answer's byte
+  // budget (--max-bytes) is measured against.
+  uint64_t produced() const { return flushed_ + buf_.size(); }
   int error() const { return err_; }
 
  private:
   int fd_;
   size_t flush_at_;
   std::string buf_;
+  uint64_t flushed_ = 0;
   int err_ = 0;
 };
 

@@ -60,6 +60,34 @@ struct Flag {
   bool limit = false;              // listed among the tool's limits
 };
 
+// The answer's byte budget, one row for every tool whose answer can grow (--max-bytes): an
+// answer stops adding items once it holds this many bytes (the first item always goes in, so
+// the answer is at most the budget and one item), and says so with truncated, a next cursor
+// where one can exist, and cut naming the flag that cut it. The default is what an agent
+// reads in one piece; the ceiling bounds what one call may ask for.
+inline constexpr uint64_t kAnswerBytes = 64 * 1024;
+inline constexpr uint64_t kAnswerBytesCeiling = 16 * 1024 * 1024;
+inline constexpr std::string_view kAnswerBytesHelp =
+    "the answer's size: past N bytes it stops at the next item with truncated, cut:max-bytes "
+    "and a next cursor";
+
+// A tool whose --max-bytes already caps its input names the budget for what it cuts
+// (--max-value-bytes, --max-diff-bytes), bound to a field of that name.
+template <class A>
+constexpr Flag<A> max_bytes(std::string_view help = kAnswerBytesHelp,
+                            std::string_view name = "max-bytes",
+                            uint64_t A::*field = &A::max_bytes) {
+  return {.name = name,
+          .kind = Kind::Nat,
+          .bind = field,
+          .value_name = "N",
+          .fallback = "65536",
+          .ceiling = kAnswerBytesCeiling,
+          .floor = 1,
+          .help = help,
+          .limit = true};
+}
+
 template <class A>
 using OperandBinding =
     std::variant<std::monostate, std::string A::*, std::optional<std::string> A::*,
@@ -113,6 +141,9 @@ struct Tool {
   // Stream: JSON Schema "properties" of the tool's own end-record fields (counts, next).
   // Both are written as JSON in tools/NAME.schema.json and embedded at build (gen/embed_schema).
   std::string_view end_schema = "";
+  // Stream: the flags that can cut the answer short, space-separated (the end record's `cut`
+  // names one of them, or is null).
+  std::string_view cuts = "";
   unsigned effects = kReadFiles;
   bool takes_root = true;
   Reversibility reversibility = Reversibility::ReversibleCheap;

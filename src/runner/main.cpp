@@ -56,6 +56,7 @@ void emit_end(const Tool& tool, Context& ctx, Out& out, const Json& fields) {
   for (auto& [k, v] : fields.members()) end.set(k, v);
   if (!end.get("truncated")) end.set("truncated", false);
   if (!end.get("next")) end.set("next", nullptr);
+  if (!end.get("cut")) end.set("cut", nullptr);
   if (ctx.format() == Format::Text) {
     if (tool.text) tool.text(end, out.buffer(), {});  // the footer: what was cut or skipped
     return;

@@ -234,6 +234,7 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
   const text::Eol eol = first.eol;
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
+  opt.max_bytes = a.max_diff_bytes;
 
   // Writes the file with `cuts` (a temporary file unless a dry run), counting the witnesses
   // too when `count`.

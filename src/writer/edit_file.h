@@ -28,6 +28,7 @@ struct EditJob {
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  uint64_t max_diff_bytes = 0;
 };
 
 // What the edits did (or, in a dry run, would do).

@@ -78,6 +78,7 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
   const bool changed = applied.replacements > 0;  // old != new, so any replacement changes bytes
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
+  opt.max_bytes = a.max_diff_bytes;
   if (!changed)
     return replaced(false, applied.already, 0, before, before, first.total,
                     std::move(text::DiffBuilder(opt)).finish(eol, eol, bom, bom));
@@ -139,6 +140,7 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
 
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
+  opt.max_bytes = a.max_diff_bytes;
   Replaced out = replaced(changed, done.already, done.replacements, before, after, text.size(),
                           text::diff_lines(old.view(), text, opt));
   if (!a.dry_run && changed)

@@ -31,6 +31,7 @@ struct ReplaceJob {
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  uint64_t max_diff_bytes = 0;
   std::optional<std::string> must_be;
 };
 

@@ -1,5 +1,5 @@
 // table.h — the rows every tool that changes files shares: --if-sha256, --dry-run, --max-bytes,
-// --max-diff-lines, and the rule limit.input-too-large with its repair (writer.h). A tool's
+// --max-diff-lines, --max-diff-bytes, and the rule limit.input-too-large with its repair (writer.h). A tool's
 // table lists them where it wants them, bound to its own Args, whose fields carry the same
 // names (if_sha256, dry_run, max_bytes, max_diff_lines). The helps say what each tool does with
 // the flag; a row's kind, value name, default and ceiling are the same in every writer.
@@ -52,6 +52,15 @@ constexpr contract::Flag<A> max_bytes(std::string_view help, uint64_t floor = 1)
           .floor = floor,
           .help = help,
           .limit = true};
+}
+
+// --max-diff-bytes N: the answer's budget (contract::max_bytes) spent on the diff's text.
+inline constexpr std::string_view kDiffBytesHelp =
+    "the most bytes of diff text listed; past it diff_truncated is true, cut says which cap, "
+    "and the change itself is whole (peek shows the rest)";
+template <class A>
+constexpr contract::Flag<A> max_diff_bytes() {
+  return contract::max_bytes<A>(kDiffBytesHelp, "max-diff-bytes", &A::max_diff_bytes);
 }
 
 template <class A>

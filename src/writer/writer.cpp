@@ -206,5 +206,13 @@ Json paths_json(const std::vector<std::string>& paths) {
   return list;
 }
 
+Json diff_cut(const Json& diff, bool truncated, uint64_t max_lines) {
+  if (!truncated) return nullptr;
+  uint64_t listed = 0;
+  if (const Json* hunks = diff.is_null() ? nullptr : diff.get("hunks"))
+    for (const Json& h : hunks->items()) listed += h.get("lines")->items().size();
+  return listed >= max_lines ? "max-diff-lines" : "max-diff-bytes";
+}
+
 
 }  // namespace writer

@@ -130,5 +130,9 @@ contract::Json planned(const os::Place& place, const std::string& path, bool cha
 // Paths as text_or_bytes, as parents_created lists them.
 contract::Json paths_json(const std::vector<std::string>& paths);
 
+// What cut a diff short (the answer's `cut`): null, "max-diff-lines" (it lists that many
+// lines) or "max-diff-bytes".
+contract::Json diff_cut(const contract::Json& diff, bool truncated, uint64_t max_lines);
+
 
 }  // namespace writer

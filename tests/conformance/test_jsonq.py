@@ -1013,6 +1013,7 @@ def test_m3_retries_clear_their_rule(jtree):
 def test_introspect_states_the_limits_and_effects():
     info = tack.introspect(J)
     assert info["effects"]["reads_stdin"] is True and info["effects"]["writes_files"] is False
-    assert info["limits"] == [{"flag": "max-bytes", "default": "67108864", "ceiling": 1 << 30}]
+    assert info["limits"] == [{"flag": "max-bytes", "default": "67108864", "ceiling": 1 << 30},
+                              {"flag": "max-value-bytes", "default": "65536", "ceiling": 1 << 24}]
     help_ = next(f["help"] for f in info["flags"] if f["name"] == "max-bytes")
     assert "bytes per input byte" in help_

@@ -126,9 +126,9 @@ def test_text_mode_ends_with_what_was_left_out(small):
     assert not r.out.split(b"\n")[-2].startswith(b"[")
     # cut and left out: one line, the cursor first
     r = L("--root", small, "--format", "text", "--max-entries", "2")
-    assert r.out == b'a/\na-b/\n[truncated; next: {"skip":2}; skipped: 3 hidden]\n'
+    assert r.out == b'a/\na-b/\n[truncated by max-entries; next: {"skip":2}; skipped: 3 hidden]\n'
     r = L("--root", small, "--format", "text", "--max-entries", "2", "--hidden", "--no-ignore")
-    assert r.out.endswith(b'\n[truncated; next: {"skip":2}]\n')
+    assert r.out.endswith(b'\n[truncated by max-entries; next: {"skip":2}]\n')
     # --find counts the same way
     r = L("--root", small, "--format", "text", "--find", "top")
     assert r.out == b"top.txt\n[skipped: 1 ignored, 3 hidden]\n"

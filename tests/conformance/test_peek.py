@@ -243,7 +243,7 @@ def test_empty_file(tree):
     d = peek(tree, "--count-lines", "empty.txt").data
     assert d == {"path": "empty.txt", "size": 0, "binary": False, "eol": "none", "bom": False,
                  "mode": "lines", "from": 1, "to": None, "lines": [], "eof": True,
-                 "truncated": False, "next": None, "total_lines": 0}
+                 "truncated": False, "next": None, "cut": None, "total_lines": 0}
 
 
 def test_no_final_newline(tree):

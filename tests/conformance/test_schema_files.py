@@ -11,8 +11,9 @@ import tack
 TOOLS = tack.expected_tools()
 SOURCES = sorted((tack.REPO / "tools").glob("*.schema.json")) + sorted(
     (tack.REPO / "src").glob("*/*.schema.json"))
-# The end record's fields every stream has; a tool's schema file names only its own.
-END_FIELDS = ["type", "ok", "command", "schema", "complete", "truncated", "next"]
+# The end record's fields every stream has (`cut` lists the flags of the tool's table that can
+# cut its answer); a tool's schema file names only its own.
+END_FIELDS = ["type", "ok", "command", "schema", "complete", "truncated", "next", "cut"]
 
 
 def _strict(pairs):

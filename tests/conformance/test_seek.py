@@ -252,7 +252,9 @@ def test_long_matching_line_is_one_error_with_a_repair_that_shows_it(tree):
     assert e["repair"]["kind"] == "retry" and b"--max-line-bytes=5000" in [tob(a) for a in e["repair"]["argv"]]
     assert [m["line"] for m in recs(r, "match")] == [3]
     (again,) = r.retried
-    assert [m["line"] for m in recs(again, "match")] == [1, 2, 3]
+    # 8,000 one-byte spans pass the 64 KiB budget: line 3 is on the next page
+    assert [m["line"] for m in recs(again, "match")] == [1, 2]
+    assert (end(again)["cut"], end(again)["next"]) == ("max-bytes", {"skip": 2})
 
 
 def test_long_line_that_does_not_match_is_no_error(tree):
@@ -393,6 +395,7 @@ def reach_all(tree, tmp_path):
         "args.duplicate-flag": lambda: S("--root", t, "--skip", "1", "--skip", "2", "alpha"),
         "args.conflict": lambda: S("--root", t, "--count", "--files-with-matches", "alpha"),
         "args.missing-operand": lambda: S("--root", t),
+        "args.required-flag": lambda: S("--root", t, "--before", "3", "alpha"),
         "path.empty": lambda: S("--root", t, "alpha", ""),
         "path.dotdot": lambda: S("--root", t, "alpha", "dir/../plain.txt"),
         "path.absolute": lambda: S("--root", t, "alpha", os.path.join(t, "plain.txt")),

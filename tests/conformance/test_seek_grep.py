@@ -28,7 +28,7 @@ def grep(args, path):
 
 
 def seek(args, path):
-    r = run("seek", "-m", "100000000", *args, "--", os.fsencode(path) if False else path)
+    r = run("seek", "-m", "100000000", "--max-bytes", "16777216", *args, "--", os.fsencode(path) if False else path)
     return r
 
 
@@ -88,7 +88,7 @@ def test_literal_against_grep_F(tmp_path, seed):
             if crlf:  # seek shows the lines of a CRLF file without their '\r'
                 want = [(n, off, t[:-1] if t.endswith(b"\r") else t) for n, off, t in want]
             sflags = ["--word" if f == "-w" else f for f in flags]
-            r = run("seek", "-m", "100000000", *sflags, "--", needle, path)
+            r = run("seek", "-m", "100000000", "--max-bytes", "16777216", *sflags, "--", needle, path)
             got = [(m["line"], m["offset"], tob(m["text"])) for m in r.json if m["type"] == "match"]
             assert got == want, (needle, flags)
             # every span, as grep -o -b places it in the file
@@ -158,6 +158,6 @@ def test_regex_against_grep_E(tmp_path, seed):
         rx = random_regex(rng)
         flags = ["-i"] if rng.random() < 0.3 else []
         want = grep(["-E", "-n", "-b", *flags, "-e", rx], path)
-        r = run("seek", "--regex", "-m", "100000000", *flags, "--", rx, path)
+        r = run("seek", "--regex", "-m", "100000000", "--max-bytes", "16777216", *flags, "--", rx, path)
         got = [(m["line"], m["offset"], tob(m["text"])) for m in r.json if m["type"] == "match"]
         assert got == want, (rx, flags)

@@ -264,7 +264,7 @@ def test_text_mode_says_what_was_not_searched(tmp_path):
     # cut and left out: one line, the cursor first (what was left out before the cut)
     put(root, "z.txt")
     r = S("--root", root, "--format", "text", "-m", "3", "--hidden", "needle")
-    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\n[truncated; next: {\"skip\":3}; "
+    assert r.out == (b".h.txt:1:needle\na.txt:1:needle\nb.txt:1:needle\n[truncated by max-count; next: {\"skip\":3}; "
                      b"skipped: 1 ignored, 1 binary]\n")
     # nothing left out, nothing cut: the matches alone
     r = S("--root", root, "--format", "text", "--hidden", "--no-ignore", "--glob", "*.txt",

@@ -79,7 +79,8 @@ def test_lists_valid_and_invalid(skills_tree):
 def test_show(skills_tree):
     r = S("--root", skills_tree, "--show", "pdf")
     assert r.data == {"name": "pdf", "description": "Read PDFs. Use for .pdf files.",
-                      "path": "pdf/SKILL.md", "body": "# Body\n"}
+                      "path": "pdf/SKILL.md", "body": "# Body\n", "truncated": False,
+                      "next": None, "cut": None}
     t = S("--root", skills_tree, "--show", "deploy", "--format", "text")
     assert t.out == b"Deploy body\n"
 
@@ -170,6 +171,45 @@ def test_m3_permission_and_read_failed(tree):
 def test_a_flag_without_a_value_given_one(skills_tree):
     r = S("--version=1", "--root", skills_tree)
     assert r.exit == 2 and r.rules == ["args.unexpected-value"]
+
+
+def test_the_list_pages_within_its_byte_budget(tmp_path):
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(400):
+        n = "s%03d" % i
+        skill(root, n, GOOD.format(n=n, d="Skill number %d, described at some length, %s." % (i, "w" * 150)))
+    first = S("--root", root)
+    d = first.data
+    assert (d["truncated"], d["cut"]) == (True, "max-bytes")
+    assert len(first.out) < 64 * 1024 + 1024
+    names, extra = [], []
+    while True:
+        r = S("--root", root, *extra)
+        names += [x["name"] for x in r.data["skills"]]
+        if r.data["next"] is None:
+            break
+        extra = ["--skip", str(r.data["next"]["skip"])]
+    assert names == ["s%03d" % i for i in range(400)]
+    whole = S("--root", root, "--max-bytes", "16777216").data
+    assert whole["truncated"] is False and len(whole["skills"]) == 400
+
+
+def test_a_long_body_is_cut_at_a_line_with_the_line_peek_goes_on_from(tmp_path):
+    root = tmp_path / "long"
+    root.mkdir()
+    body = "".join("body line %d %s\n" % (i, "b" * 60) for i in range(3000))
+    skill(root, "big", GOOD.format(n="big", d="A big one.") + body)
+    r = S("--root", root, "--show", "big")
+    d = r.data
+    assert (d["truncated"], d["cut"]) == (True, "max-bytes")
+    shown = tob(d["body"])
+    assert shown.endswith(b"\n") and 64 * 1024 <= len(shown) < 64 * 1024 + 100
+    text = (root / "big" / "SKILL.md").read_bytes()
+    line = d["next"]["line"]
+    rest = run("peek", "--root", root, "--lines", "%d:" % line, "--max-bytes", "16777216", "big/SKILL.md")
+    assert shown + b"".join(tob(x["text"]) + b"\n" for x in rest.data["lines"]) == text[text.index(b"# Body\n"):]
+    assert S("--root", root, "--show", "big", "--skip", "1").rules == ["args.conflict"]
 
 
 def test_m3_declared_equals_reached():

@@ -21,6 +21,7 @@ from tack import run
 MiB = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 ALL = "100000"  # --top large enough for every key in these tests
+WHOLE = ["--max-bytes", "16777216"]  # and a byte budget that does not cut them
 
 
 def pairs(r):
@@ -94,7 +95,7 @@ def test_lines_match_sort_uniq_c(tmp_path, seed):
     if b"\n" in data and all(l.endswith(b"\r") for l in data.split(b"\n")[:-1]):
         data += b"bare\n"  # keep this input raw: every line but one ends in \r by chance
     (tmp_path / "in.txt").write_bytes(data)
-    r = run("tally", "--root", tmp_path, "--top", ALL, "in.txt")
+    r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "in.txt")
     assert r.exit == 0
     want = gnu_counts(data)
     assert collections.Counter(dict(pairs(r))) == want  # the multiset of (key, count)
@@ -113,7 +114,7 @@ def test_text_mode_is_uniq_c_layout_with_bytewise_ties(tmp_path, seed):
     rnd = random.Random(100 + seed)
     data = random_input(rnd, final_newline=True).replace(b"\r", b"")
     (tmp_path / "in.txt").write_bytes(data)
-    t = run("tally", "--root", tmp_path, "--top", ALL, "--format", "text", "in.txt")
+    t = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "--format", "text", "in.txt")
     p = subprocess.run(["sh", "-c", "sort | uniq -c | sort -s -k1,1nr"], input=data,
                        capture_output=True, env={"LC_ALL": "C"}, check=True)
     assert t.exit == 0 and t.out == p.stdout
@@ -127,7 +128,7 @@ def test_crlf_file_counts_lines_without_their_cr(tmp_path, seed):
     if not data:
         data = b"x\r\n"
     (tmp_path / "in.txt").write_bytes(data)
-    r = run("tally", "--root", tmp_path, "--top", ALL, "in.txt")
+    r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "in.txt")
     lf = data.replace(b"\r\n", b"\n")
     if lf.endswith(b"\r"):
         lf = lf[:-1]  # a CRLF file's last line loses its \r too (the policy, as peek shows it)
@@ -144,7 +145,7 @@ def test_fields_match_cut(tmp_path, seed):
                        for _ in range(rnd.randrange(n, n + 3))) for _ in range(300)]
     data = b"\n".join(lines) + b"\n"
     (tmp_path / "in.csv").write_bytes(data)
-    r = run("tally", "--root", tmp_path, "--top", ALL, "--field", str(n), "--delim", ",", "in.csv")
+    r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "--field", str(n), "--delim", ",", "in.csv")
     want = gnu_counts(data, f"cut -d, -f{n} | sort | uniq -c")
     assert pairs(r) == ordered(want) and r.data["skipped"] == 0
 
@@ -177,12 +178,12 @@ def test_policy_model_on_files_and_pipes(tmp_path, seed):
         field = rnd.choice([1, 2])
         opts = ["--field", str(field), "--delim", ","]
     want, skipped = model(inputs, field, b",")
-    r = run("tally", "--root", tmp_path, "--top", ALL, *opts, *names)
+    r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, *opts, *names)
     assert pairs(r) == ordered(want)
     assert r.data["skipped"] == skipped and r.data["total"] == sum(want.values())
     # one input through a pipe gives what the model gives for that input alone
     for data in inputs:
-        p = run("tally", "--top", ALL, *opts, stdin=data)
+        p = run("tally", "--top", ALL, *WHOLE, *opts, stdin=data)
         w, s = model([data], field, b",")
         assert pairs(p) == ordered(w) and p.data["skipped"] == s
 
@@ -200,8 +201,8 @@ def test_megabytes_through_a_pipe_and_a_file_match_the_model(tmp_path, kind):
         body += b"bare\n" + body[:100000].rpartition(b"\n")[0] + b"\n"
     want, skipped = model([body], max_line=16000)
     (tmp_path / "f").write_bytes(body)
-    for r in (run("tally", "--top", ALL, "--max-line-bytes", "16000", stdin=body),
-              run("tally", "--root", tmp_path, "--top", ALL, "--max-line-bytes", "16000", "f")):
+    for r in (run("tally", "--top", ALL, *WHOLE, "--max-line-bytes", "16000", stdin=body),
+              run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "--max-line-bytes", "16000", "f")):
         assert pairs(r) == ordered(want) and r.data["skipped"] == skipped
 
 
@@ -210,10 +211,10 @@ def test_crlf_verdict_made_late_moves_counts_back(tmp_path):
     data = b"".join(b"k%d\r\n" % (i % 7) for i in range(1000)) + b"bare\n"
     for via_pipe in (False, True):
         if via_pipe:
-            r = run("tally", "--top", ALL, stdin=data)
+            r = run("tally", "--top", ALL, *WHOLE, stdin=data)
         else:
             (tmp_path / "f").write_bytes(data)
-            r = run("tally", "--root", tmp_path, "--top", ALL, "f")
+            r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "f")
         assert dict(pairs(r)) == {**{b"k%d\r" % i: len(range(i, 1000, 7)) for i in range(7)},
                                   b"bare": 1}
         assert r.data["distinct"] == 8 and r.data["total"] == 1001
@@ -256,7 +257,7 @@ def test_top_truncates_and_orders_ties_bytewise(tmp_path):
     r = run("tally", "--root", tmp_path, "--top", "0", "f")
     assert r.data["top"] == [] and r.data["truncated"] is True
     t = run("tally", "--root", tmp_path, "--top", "2", "--format", "text", "f")
-    assert t.out == b"      2 a\n      2 b\n[truncated: 3 more distinct keys]\n"
+    assert t.out == b"      2 a\n      2 b\n[truncated by top: 3 more distinct keys; next: {\"skip\":2}]\n"
 
 
 def test_default_top_is_20(tmp_path):
@@ -270,7 +271,8 @@ def test_empty_inputs(tmp_path):
     (tmp_path / "e").write_bytes(b"")
     for r in (run("tally", "--root", tmp_path, "e"), run("tally", stdin=b""), run("tally")):
         assert r.exit == 0
-        assert r.data == {"total": 0, "distinct": 0, "skipped": 0, "top": [], "truncated": False}
+        assert r.data == {"total": 0, "distinct": 0, "skipped": 0, "top": [], "truncated": False,
+                          "next": None, "cut": None}
 
 
 def test_empty_lines_and_no_final_newline(tmp_path):
@@ -355,7 +357,10 @@ def test_line_too_long_through_a_pipe_across_chunks(tmp_path):
     assert r.rules == ["limit.line-too-long"] and pairs(r) == [(b"a", 2)]
     assert r.errors[0]["detail"]["longest"] == len(big) + 1
     assert r.retried[0].exit == 0
-    assert dict(pairs(r.retried[0])) == {b"a": 2, big + b"\r": 1, big: 1}
+    # two keys of 600 KiB pass the 64 KiB budget: the second is on the next page
+    again = r.retried[0].data
+    assert dict(pairs(r.retried[0])) == {b"a": 2, big: 1} and again["distinct"] == 3
+    assert (again["cut"], again["next"]) == ("max-bytes", {"skip": 2})
 
 
 def test_line_too_long_error_sits_in_input_order(tmp_path):
@@ -409,7 +414,7 @@ def test_match_total_is_grep_c(tmp_path, seed):
     for pattern in [b"a", b"alpha", b"ALPHA", b"\xe9", b"\xff", b" ", b"x ", b"nothing-here",
                     b""]:
         for icase in ([], ["-i"]):
-            r = run("tally", "--root", tmp_path, "--top", ALL, "--match", pattern, *icase,
+            r = run("tally", "--root", tmp_path, "--top", ALL, *WHOLE, "--match", pattern, *icase,
                     "in.txt")
             assert r.exit == 0
             want = grep_c(data, "-F", "-a", *icase, pattern=pattern)

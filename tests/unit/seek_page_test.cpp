@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/seek/page.h"
+#include "tools/seek/tail.h"
 
 namespace {
 
@@ -18,7 +19,11 @@ struct Fixture {
   contract::Tool tool{.name = "seek", .output = contract::Output::Stream, .schema = "seek.v1"};
   contract::Out out{-1, SIZE_MAX};  // never flushed: the buffer is what would be written
   contract::Context ctx{tool, out};
-  seek::Args a;
+  seek::Args a = [] {
+    seek::Args x;
+    x.max_bytes = 65536;
+    return x;
+  }();
   seek::Search cfg{a};
 };
 
@@ -124,6 +129,100 @@ TEST(SeekPage, AMissingFirstPathAfterDashEIsHintedAsAPattern) {
   ASSERT_TRUE(f.ctx.errors()[0].hint);
   EXPECT_NE(f.ctx.errors()[0].hint->find("every operand is a PATH"), std::string::npos);
   EXPECT_FALSE(f.ctx.errors()[1].hint);  // not the first operand: no hint
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SeekPage, TheBudgetCutsAtTheRecordThatReachesItAndSaysSo) {
+  Fixture f;
+  f.a.max_count = 100;
+  f.a.max_bytes = 10;  // "m0\n" .. : 3 bytes each; the fourth record would start at 12
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot s;
+  s.path = "f";
+  seek::Piece p = piece({{RecKind::Match, 0, 1, "m0"},
+                         {RecKind::Match, 1, 2, "m1"},
+                         {RecKind::Match, 2, 3, "m2"},
+                         {RecKind::Match, 3, 4, "m3"},
+                         {RecKind::Match, 4, 5, "m4"}});
+  EXPECT_FALSE(page.take(s, p));
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.cut, "max-bytes");
+  EXPECT_EQ(page.emitted, 4u);  // 0, 3, 6, 9 bytes before each: the fifth starts at 12
+  EXPECT_EQ(f.out.buffer().substr(0, 12), "m0\nm1\nm2\nm3\n");
+}
+
+TEST(SeekPage, TheFirstRecordGoesInWhateverItsSize) {
+  Fixture f;
+  f.a.max_count = 100;
+  f.a.max_bytes = 1;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  seek::Slot s;
+  s.path = "f";
+  seek::Piece p = piece({{RecKind::Match, 0, 1, std::string(100, 'x')},
+                         {RecKind::Match, 1, 2, "m1"}});
+  EXPECT_FALSE(page.take(s, p));
+  EXPECT_EQ(page.emitted, 1u);
+  EXPECT_EQ(page.cut, "max-bytes");
+}
+
+// The ring: what write() hands out, as "line" strings and "file:N" for file records.
+std::vector<std::string> written(const seek::Tail& t, seek::Tail::Shown* shown = nullptr) {
+  std::vector<std::string> out;
+  seek::Tail::Shown s = t.write([&](const std::string& b) { out.push_back(b); },
+                                [&](const seek::Tail::File& f, uint64_t n) {
+                                  out.push_back(f.path + ":" + std::to_string(n));
+                                });
+  if (shown) *shown = s;
+  return out;
+}
+
+TEST(SeekTail, KeepsTheLastNInOrderWithTheirFileRecords) {
+  seek::Tail t(3, 1 << 20, 0);
+  for (uint64_t i = 0; i < 5; ++i) t.match(0, i + 1, i, "a" + std::to_string(i));
+  t.file(0, "a", 10, false);
+  t.match(1, 1, 5, "b5");
+  t.file(1, "b", 10, false);
+  seek::Tail::Shown s;
+  EXPECT_EQ(written(t, &s), (std::vector<std::string>{"a3", "a4", "a:2", "b5", "b:1"}));
+  EXPECT_EQ(s.first, 3u);
+  EXPECT_EQ(s.matches, 3u);
+  EXPECT_FALSE(s.cut_by_bytes);
+}
+
+TEST(SeekTail, TheFirstMatchShownKeepsOnlyItsOwnBeforeContext) {
+  seek::Tail t(1, 1 << 20, 2);
+  t.context(0, 1, "c1");
+  t.match(0, 2, 0, "m2");
+  t.context(0, 3, "c3");  // after m2, and 2 before m6? no: 3 + 2 < 6
+  t.context(0, 4, "c4");  // after m2 (2 + 2) and before m6 (4 + 2)
+  t.context(0, 5, "c5");
+  t.match(0, 6, 1, "m6");
+  t.context(0, 7, "c7");
+  t.file(0, "f", 1, false);
+  EXPECT_EQ(written(t), (std::vector<std::string>{"c4", "c5", "m6", "c7", "f:1"}));
+}
+
+TEST(SeekTail, TheBudgetDropsWhatCannotBeShown) {
+  seek::Tail t(100, 8, 0);  // each match "mN" is 3 bytes with its newline
+  for (uint64_t i = 0; i < 10; ++i) t.match(0, i + 1, i, "m" + std::to_string(i));
+  t.file(0, "f", 1, false);
+  seek::Tail::Shown s;
+  // from the last back while fewer than 8 bytes are held: m9 (3), m8 (6), m7 (9)
+  EXPECT_EQ(written(t, &s), (std::vector<std::string>{"m7", "m8", "m9", "f:3"}));
+  EXPECT_EQ(s.first, 7u);
+  EXPECT_TRUE(s.cut_by_bytes);
+}
+
+TEST(SeekTail, ContextPastBeforeIsNotShown) {
+  seek::Tail t(5, 1 << 20, 1);
+  t.match(0, 1, 0, "m1");
+  t.context(0, 2, "c2");  // after m1
+  t.context(0, 9, "c9");  // before a match the search stopped at (--before)
+  t.file(0, "f", 1, false);
+  EXPECT_EQ(written(t), (std::vector<std::string>{"m1", "c2", "f:1"}));
 }
 
 }  // namespace

@@ -142,7 +142,7 @@ const char* parse_list_line(std::string_view s, ListEntry& out) {
   return nullptr;
 }
 
-Json run_check(const std::string& list, const std::string& algo, bool algo_given,
+Json run_check(const std::string& list, const std::string& algo, bool algo_given, Page& page,
                contract::Context& ctx) {
   Counts n;
   auto opened = os::open_read(ctx.root_fd(), list, os::Want::File, list);
@@ -157,7 +157,9 @@ Json run_check(const std::string& list, const std::string& algo, bool algo_given
   const Job job{.root_fd = ctx.root_fd()};
   Pool pool(
       workers, [&](Slot& s, Worker& w) { hash_slot(job, s, w); },
-      [](Slot&, Nothing&) { return true; }, [&](Slot& s) { return deliver(s, list, n, ctx); });
+      [](Slot&, Nothing&) { return true; },
+      [&](Slot& s) { return page.room(ctx) && deliver(s, list, n, ctx); });
+  uint64_t inputs = 0;  // entries and malformed lines, each one record: what --skip counts
   os::Line line;
   uint64_t number = 0;
   ListEntry entry;
@@ -170,6 +172,7 @@ Json run_check(const std::string& list, const std::string& algo, bool algo_given
     const char* reason = line.too_long ? "too-long" : parse_list_line(text, entry);
     bool sha512 = !reason && entry.hex.size() == 128;
     if (!reason && algo_given && (algo == "sha512") != sha512) reason = "algo";
+    if (inputs++ < page.skip) continue;
     auto s = std::make_unique<Slot>();
     s->line = number;
     if (reason) {
@@ -215,7 +218,7 @@ Json run_check(const std::string& list, const std::string& algo, bool algo_given
     e.detail.set("lines", number);  // the lines read, and checked, before the read failed
     ++n.errors;
     ctx.error_streamed(std::move(e));
-  } else if (n.entries == 0 && n.malformed == 0 && !ctx.output_failed()) {
+  } else if (n.entries == 0 && n.malformed == 0 && page.skip == 0 && !ctx.output_failed()) {
     contract::Error e = contract::make_error(
         "precondition.no-match", "'" + contract::printable(list) + "' holds no checksum line.",
         Json::object({{"path", Json::bytes(list)}, {"lines", number}}));
@@ -223,7 +226,7 @@ Json run_check(const std::string& list, const std::string& algo, bool algo_given
     ++n.errors;
     ctx.error_streamed(std::move(e));
   }
-  return Json::object({{"files", n.files},
+  Json end = Json::object({{"files", n.files},
                        {"bytes", n.bytes},
                        {"errors", n.errors},
                        {"entries", n.entries},
@@ -232,6 +235,8 @@ Json run_check(const std::string& list, const std::string& algo, bool algo_given
                        {"unreadable", n.unreadable},
                        {"malformed", n.malformed},
                        {"failed", std::move(n.failed)}});
+  page.end(end, ctx);
+  return end;
 }
 
 }  // namespace digest

@@ -40,7 +40,11 @@ void line(std::string& out, std::string_view text) {
 void diff_of(const Json& data, std::string& out) {
   const Json* diff = get(data, "diff");
   if (diff && !diff->is_null()) text::render_diff(*diff, out);
-  if (flag(data, "diff_truncated")) out += "[diff cut; peek the file for the rest]\n";
+  if (flag(data, "diff_truncated")) {
+    const Json* cut = get(data, "cut");
+    out += "[diff truncated" + (cut && !cut->is_null() ? " by " + bytes_of(*cut) : std::string()) +
+           "; the change is whole: peek shows the rest]\n";
+  }
 }
 
 std::string sha(const Json& data) {
@@ -91,7 +95,9 @@ void peek_one(const Json& d, std::string& out, const Drain& drain, bool several)
   if (next && !next->is_null()) {
     std::string at = get(*next, "line") ? "lines " + std::to_string(num(*next, "line")) + ":"
                                         : "bytes " + std::to_string(num(*next, "byte")) + ":";
-    note("size " + std::to_string(num(d, "size")) + " bytes; more: " + at);
+    const Json* cut = get(d, "cut");
+    note("size " + std::to_string(num(d, "size")) + " bytes; " +
+         (cut && !cut->is_null() ? "cut by " + bytes_of(*cut) + "; " : "") + "more: " + at);
   }
   if (several) out += "==> " + shown(d, "path") + " <==\n";
   if (!notes.empty()) out += "[" + notes + "]\n";
@@ -182,11 +188,20 @@ void digest(const Json& rec, std::string& out, const Drain&) {
 }
 
 void jsonq(const Json& data, std::string& out, const Drain&) {
+  const Json* cut = get(data, "cut");
+  const std::string cut_line = cut && !cut->is_null() ? "[truncated by " + bytes_of(*cut) + ": " +
+                                                            std::to_string(num(data, "value_bytes")) + " bytes]\n"
+                                                      : "";
   if (const Json* keys = get(data, "keys")) {
     for (const Json& k : keys->items()) {
       contract::JsonWriter(out).bytes(bytes_of(k));  // quoted as jq prints keys: one per line
       out += '\n';
     }
+    out += cut_line;
+    return;
+  }
+  if (!cut_line.empty() && !get(data, "length") && !get(data, "exists")) {
+    out += cut_line;
     return;
   }
   const Json *v = get(data, "value"), *n = get(data, "length"), *e = get(data, "exists");
@@ -207,20 +222,30 @@ void tally(const Json& data, std::string& out, const Drain&) {
            " skipped, " + std::to_string(u->as_uint()) + " did not match]\n";
   if (flag(data, "truncated")) {
     const Json* top = get(data, "top");
-    uint64_t shown_keys = top ? top->items().size() : 0;
-    out += "[truncated: " + std::to_string(num(data, "distinct") - shown_keys) + " more distinct keys]\n";
+    const Json* next = get(data, "next");
+    const Json* cut = get(data, "cut");
+    uint64_t upto = next && !next->is_null() ? num(*next, "skip") : top ? top->items().size() : 0;
+    out += "[truncated" + (cut && !cut->is_null() ? " by " + bytes_of(*cut) : std::string()) + ": " +
+           std::to_string(num(data, "distinct") - upto) + " more distinct keys" +
+           (next && !next->is_null() ? "; next: " + next->dump() : std::string()) + "]\n";
   }
 }
 
 void skills(const Json& data, std::string& out, const Drain&) {
+  const Json* next = get(data, "next");
+  const bool more = next && !next->is_null();
   if (const Json* body = get(data, "body")) {
     out += bytes_of(*body);
+    if (more)
+      out += "[truncated by max-bytes; the rest: peek lines " + std::to_string(num(*next, "line")) + ": of " +
+             shown(data, "path") + "]\n";
     return;
   }
   if (const Json* s = get(data, "skills"))
     for (auto& k : s->items()) out += shown(k, "name") + "\t" + shown(k, "path") + "\t" + shown(k, "description") + "\n";
   if (const Json* inv = get(data, "invalid"))
     for (auto& i : inv->items()) out += "invalid\t" + shown(i, "path") + "\t" + shown(i, "cause") + "\n";
+  if (more) out += "[truncated by max-bytes; next: " + next->dump() + "]\n";
 }
 
 void run(const Json& data, std::string& out, const Drain&) {

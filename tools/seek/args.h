@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct Args {
   std::vector<std::string> paths;
   bool regex = false, icase = false, word = false, count = false, files = false;
   uint64_t max_count = 0, skip = 0, context = 0, max_line_bytes = 0, threads = 0;
+  uint64_t last = 0;              // --last N: the last N matching lines (0: not asked)
+  std::optional<uint64_t> before;  // --before K: with --last, only matches before ordinal K
+  uint64_t max_bytes = 0;         // the answer's byte budget
   bool witness = false, hidden = false, no_ignore = false, require_match = false;
   std::vector<std::string> globs;
 };

@@ -85,7 +85,9 @@ bool Page::take(Slot& s, Piece& p) {
     if (r.kind == RecKind::Error || base + r.lo < lo || base + r.lo >= hi) whole = false;
     n += r.kind == RecKind::Match;
   }
-  if (whole) {  // the common case: all of it inside the window
+  if (cfg.last()) return take_tail(s, p);
+  // the common case: all of it inside the window and the budget
+  if (whole && ctx.produced() - start + p.bytes.size() <= a.max_bytes) {
     ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
     ctx.commit();
     emitted += n;
@@ -99,8 +101,9 @@ bool Page::take(Slot& s, Piece& p) {
         break;
       case RecKind::Match:
         if (base + r.lo < lo) break;
-        if (base + r.lo >= hi) {  // one more exists: the answer is complete up to here
-          truncated = true;
+        if (base + r.lo >= hi || (emitted > 0 && full())) {
+          // one more exists: the answer is complete up to here
+          stop(base + r.lo >= hi ? "max-count" : "max-bytes");
           ++files;  // this file was searched, up to the line that proved more exists
           file_record(s);
           return false;
@@ -122,6 +125,12 @@ bool Page::take(Slot& s, Piece& p) {
           held.emplace_back(r.line, p.bytes.substr(r.begin, r.end - r.begin - 1));
           if (held.size() > a.context) held.pop_front();
         } else if (base + r.lo < hi) {
+          if (emitted > 0 && full()) {  // a next page starts at the next match, with its context
+            stop("max-bytes");
+            ++files;
+            file_record(s);
+            return false;
+          }
           write(p, r);
         }
         break;
@@ -145,8 +154,8 @@ bool Page::done(Slot& s) {
     // A page counts files with a match; the file past it proves that more exist.
     const uint64_t ordinal = matched_files++;
     if (ordinal < a.skip) return !ctx.output_failed();
-    if (ordinal >= a.skip + a.max_count) {
-      truncated = true;
+    if (ordinal >= a.skip + a.max_count || (emitted > 0 && full())) {
+      stop(ordinal >= a.skip + a.max_count ? "max-count" : "max-bytes");
       return false;
     }
     count_record(s);
@@ -154,9 +163,52 @@ bool Page::done(Slot& s) {
     ++emitted;
     return !ctx.output_failed();
   }
-  file_record(s);
+  if (tail)
+    tail->file(s.seq, s.path, s.bytes, s.binary);
+  else
+    file_record(s);
   current = nullptr;
   return !ctx.output_failed();
+}
+
+// --last: every match goes into the ring, to the end of the answer or to --before.
+bool Page::take_tail(Slot& s, Piece& p) {
+  for (const Rec& r : p.recs) {
+    switch (r.kind) {
+      case RecKind::Error:
+        error(std::move(s.errors[r.lo]));
+        break;
+      case RecKind::Match:
+        if (a.before && base + r.lo >= *a.before) {  // the rest is after the cursor
+          ++files;
+          tail->file(s.seq, s.path, s.bytes, s.binary);
+          return false;
+        }
+        tail->match(s.seq, r.line, base + r.lo, p.bytes.substr(r.begin, r.end - r.begin - 1));
+        break;
+      case RecKind::Context:
+        tail->context(s.seq, r.line, p.bytes.substr(r.begin, r.end - r.begin - 1));
+        break;
+    }
+  }
+  return !ctx.output_failed();
+}
+
+void Page::write_tail() {
+  shown = tail->write(
+      [&](const std::string& bytes) {
+        ctx.raw() += bytes;
+        ctx.commit();
+      },
+      [&](const Tail::File& f, uint64_t n) {
+        ctx.record(Json::object({{"type", "file"},
+                                 {"path", Json::bytes(f.path)},
+                                 {"matches", n},
+                                 {"bytes", f.bytes},
+                                 {"binary", f.binary}}));
+      });
+  emitted = shown.matches;
+  if (shown.matches > 0 && shown.first > 0) stop(shown.cut_by_bytes ? "max-bytes" : "last");
 }
 
 }  // namespace seek

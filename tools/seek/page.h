@@ -3,12 +3,14 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "contract/context.h"
 #include "tools/seek/search.h"
+#include "tools/seek/tail.h"
 
 namespace seek {
 
@@ -23,6 +25,13 @@ struct Page {
   std::vector<uint64_t> pattern_totals =
       std::vector<uint64_t>(cfg.pattern_counts() ? a.patterns.size() : 0);
   bool truncated = false;
+  std::string cut{};  // what cut the answer: "max-count", "max-bytes", "last"
+  // --max-bytes: the answer's bytes are counted from here.
+  const uint64_t start = ctx.produced();
+  // --last: the ring of the last matches, written when the search is over.
+  std::optional<Tail> tail =
+      cfg.last() ? std::optional<Tail>(std::in_place, a.last, a.max_bytes, a.context) : std::nullopt;
+  Tail::Shown shown{};
   os::SkipCounts skips{};
   const Slot* current = nullptr;
   // Context lines met while --skip passes over matches: the last --context of them wait for
@@ -38,6 +47,16 @@ struct Page {
   void add_totals(const Slot& s);
   bool take(Slot& s, Piece& p);
   bool done(Slot& s);
+  // --last: the ring's records, once the search is over.
+  void write_tail();
+
+ private:
+  bool full() const { return ctx.produced() - start >= a.max_bytes; }
+  void stop(const char* why) {
+    truncated = true;
+    cut = why;
+  }
+  bool take_tail(Slot& s, Piece& p);
 };
 
 }  // namespace seek

@@ -73,6 +73,7 @@ struct Search {
   uint64_t limit = 0;   // matching lines worth finding in one file: skip + max-count + 1
   Ordered* pool = nullptr;
   bool lines() const { return mode == Mode::Lines && !totals; }
+  bool last() const { return lines() && a.last > 0; }
   // Exact counts per -e pattern: -c, or totals of lines.
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
 };
