@@ -23,6 +23,7 @@ struct Args {
   std::string path;
   std::optional<std::string> if_sha256;
   bool dry_run = false;
+  bool no_journal = false;
   bool stdin_edits = false;
   std::optional<std::string> edits_file;
   uint64_t max_bytes = 0;
@@ -35,6 +36,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is written"),
     writer::dry_run<Args>("resolve and check everything and answer with the diff and "
                           "planned_actions, changing nothing (exit 9)"),
+    writer::no_journal<Args>(),
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
              "each putting its lines in place of the line W names ([] deletes it; to insert, "
@@ -153,11 +155,13 @@ Json run(const Args& a, contract::Context& ctx) {
 
   // Every witness resolved on one snapshot read under the lock, then the file written
   // streaming, never held whole: writer/edit_file.h.
+  writer::Recorder journal(ctx, a.no_journal || a.dry_run);
   const writer::EditJob job{.path = a.path,
                             .if_sha256 = a.if_sha256,
                             .dry_run = a.dry_run,
                             .max_bytes = a.max_bytes,
-                            .max_diff_lines = a.max_diff_lines};
+                            .max_diff_lines = a.max_diff_lines,
+                            .journal = &journal};
   auto done = writer::edit_file(job, place, file, edits, [&](uint64_t size) {
     return too_large(a.path, size, true, a.max_bytes, ctx);
   });
@@ -175,6 +179,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"diff_truncated", ed.diff_truncated}});
   if (a.dry_run)
     ctx.dry_run(writer::planned(place, a.path, ed.changed, ed.before, ed.after, ed.bytes));
+  else
+    journal.finish(data);
   return data;
 }
 

@@ -19,6 +19,7 @@
 #include "os/open.h"
 #include "os/place.h"
 #include "text/edits.h"
+#include "writer/journal.h"
 
 namespace writer {
 
@@ -28,6 +29,7 @@ struct EditJob {
   bool dry_run = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
+  Recorder* journal = nullptr;  // the change is staged in it before it is committed
 };
 
 // What the edits did (or, in a dry run, would do).

@@ -54,6 +54,16 @@ constexpr contract::Flag<A> max_bytes(std::string_view help, uint64_t floor = 1)
           .limit = true};
 }
 
+// --no-journal: the change is made without its record in ROOT/.tack/journal (writer/journal.h).
+template <class A>
+constexpr contract::Flag<A> no_journal() {
+  return {.name = "no-journal",
+          .kind = contract::Kind::Bool,
+          .bind = &A::no_journal,
+          .help = "make the change without recording it in .tack/journal (undo cannot take it "
+                  "back)"};
+}
+
 template <class A>
 constexpr contract::Flag<A> max_diff_lines(std::string_view help = kDiffLinesHelp) {
   return {.name = "max-diff-lines",

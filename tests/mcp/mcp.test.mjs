@@ -78,7 +78,7 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
   const client = await connect(root);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "write"])
+  for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "undo", "write"])
     assert.ok(names.includes(want), want);
   const validator = new AjvJsonSchemaValidator();
   for (const t of tools) {
