@@ -480,7 +480,7 @@ def test_kill_9_at_every_system_call_of_a_journaled_write(tree, tmp_path):
 
 
 def test_kill_9_at_every_system_call_of_an_undo(tree, tmp_path):
-    old, new = b"old\r\nbytes\r\n" * 500, b"new content\n" * 700
+    old, new = b"old\r\nbytes\r\n" * 500, b"new content\r\n" * 700
 
     def prepare():
         _reset(tree, old)
