@@ -507,3 +507,13 @@ def test_kill_9_at_every_system_call_of_an_undo(tree, tmp_path):
             assert U(tree, "1").exit == 0, (name, nth)
             assert read(tree.p("k.txt")) == old
     assert outcomes == {False, True}
+
+
+def test_seek_and_list_skip_the_journal_by_default(tree):
+    T("replace", tree, "--old", "beta", "--new", "BETA", "plain.txt")
+    assert os.path.isdir(tree.p(".tack/journal/blobs"))
+    listed = [l["path"] for l in run("list", "--root", tree.root, ".").json if l["type"] == "entry"]
+    assert listed and not [p for p in listed if p.startswith(".tack")]
+    # the blob holds "beta": seek finds it only in the file it was taken from, never in .tack
+    r = run("seek", "--root", tree.root, "alpha", ".")
+    assert not [l for l in r.json if str(l.get("path", "")).startswith(".tack")]
