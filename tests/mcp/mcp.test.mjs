@@ -147,6 +147,11 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
   });
   assert.equal(r.isError, false, JSON.stringify(r.content));
   assert.equal(r.structuredContent.data.diff.removed, 1);
+  // undo: the edit taken back from the journal, by its id
+  const u = await client.callTool({ name: "undo", arguments: { last: true } });
+  assert.equal(u.isError, false, JSON.stringify(u.content));
+  assert.equal(u.structuredContent.data.id, r.structuredContent.data.journal.id);
+  assert.ok(fs.readFileSync(path.join(root, "src/main.c"), "utf8").includes("hi, %s"));
   await client.close();
 });
 
