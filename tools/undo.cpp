@@ -63,7 +63,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     {.name = "last",
      .kind = Kind::Bool,
      .bind = &Args::last,
-     .help = "take back the newest entry (an undo is one too)"},
+     .help = "take back the newest complete entry (an undo is one too)"},
     writer::dry_run<Args>("check everything and answer with each file's diff and "
                           "planned_actions, changing nothing (exit 9)"),
     writer::no_journal<Args>(),
@@ -374,7 +374,15 @@ Json take_back(const Args& a, contract::Context& ctx) {
       none.repair = contract::Repair::none("nothing to take back");
       return fail(std::move(none));
     }
+    // The newest complete entry: a pending one is a change that did not land (or whose
+    // process died right after it did; undo ID still takes that back).
     id = all.back();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      auto e = j.read(*it, false);
+      if (auto* en = std::get_if<writer::Entry>(&e); en && en->pending) continue;
+      id = *it;
+      break;
+    }
   } else {
     id = *parse_id(a.targets[0]);
   }

@@ -517,3 +517,18 @@ def test_seek_and_list_skip_the_journal_by_default(tree):
     # the blob holds "beta": seek finds it only in the file it was taken from, never in .tack
     r = run("seek", "--root", tree.root, "alpha", ".")
     assert not [l for l in r.json if str(l.get("path", "")).startswith(".tack")]
+
+
+def test_a_change_that_failed_after_its_record_stays_pending_and_last_skips_it(tree):
+    a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
+    # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, made to fail
+    wrap = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat",
+            "-e", "inject=renameat:error=EIO:when=3"]
+    r = T("replace", tree, "--old", "two", "--new", "2", "crlf.txt", wrap=wrap)
+    assert r.rules == ["io.write-failed"] and read(tree.p("crlf.txt")) == tack.CRLF
+    listed = U(tree, "--list").data["entries"]
+    assert [(e["id"], e["state"]) for e in listed] == [(2, "pending"), (jid(a), "complete")]
+    before = snapshot(tree.root)
+    assert U(tree, "2").rules == ["conflict.changed-since"] and snapshot(tree.root) == before
+    u = U(tree, "--last")
+    assert u.exit == 0 and u.data["id"] == jid(a) and read(tree.p("plain.txt")) == tack.PLAIN
