@@ -106,7 +106,7 @@ row "find a definition" \
     "seek --regex --format text '^static int buf_copy_all' src/mod00" \
     "grep -rn '^static int buf_copy_all' src/mod00"
 echo
-skills=$(for t in peek seek list digest jsonq tally skills write replace edit move run; do "$bin/$t" skill; done | wc -c)
+skills=$(for t in peek seek list digest jsonq tally skills write replace edit move run undo; do "$bin/$t" skill; done | wc -c)
 contract=$("$bin/peek" skill contract | wc -c)
 echo "skills an agent reads: $skills bytes for twelve tools, $contract for the contract"
 record_value "what an agent's lookups cost: calls and bytes read, tack / shell" \

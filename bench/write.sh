@@ -34,6 +34,11 @@
 #  6. replace of one string vs sed -i 's/OLD/NEW/'. Goal <= 1.0x.
 #  7. Peak RSS: write of 1 MiB (holds the content and the old file), replace in 10 and
 #     100 MiB, edit in 100 MiB (goal: a few MiB plus the changed region; met at <= 8 MiB).
+#  8. The journal's cost (.tack/journal, for undo): each change with its record against the
+#     same change with --no-journal: write of 1 MiB (the earlier content kept as a blob),
+#     replace and edit of one line in 100 MiB (only the bytes taken out kept). Goal <= 1.1x.
+#     And how much the journal grows by per change: at most what a large-file change took
+#     out plus about 1 KiB an entry.
 # Usage: bench/write.sh BIN_DIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh" write "${1:-build/bin}"
@@ -171,3 +176,46 @@ rss replace "peak RSS, one string in 100 MiB" "a few MiB plus the changed region
 cp huge.txt rss_edit.txt
 rss edit "peak RSS, one line of 100 MiB" "a few MiB plus the changed region" 8192 \
   "$bin/edit" --root . --max-bytes 268435456 --if-sha256 "$huge_hash" --edits-file edit.json rss_edit.txt
+
+echo "== 8. the journal's cost: each change with its record vs --no-journal (goal <= 1.1x)"
+rm -rf .tack
+# The earlier content's blob is taken away before each run: every write stores its own, as
+# an agent's successive writes of different content would (a blob already there is not
+# written again).
+pair write "replace 1 MiB, journaled vs --no-journal" 1.1 3 40 \
+  "$bin/write --root . --if-sha256 $old_hash --content-file new.txt by_write.txt" \
+  "sh -c 'cp old.txt by_write.txt && rm -f .tack/journal/blobs/*'" \
+  --no-journal "$bin/write --root . --no-journal --if-sha256 $old_hash --content-file new.txt by_write.txt" \
+  "sh -c 'cp old.txt by_write.txt && rm -f .tack/journal/blobs/*'"
+pair replace "one string in 100 MiB, journaled vs --no-journal" 1.1 1 10 \
+  "$bin/replace --root . --max-bytes 268435456 --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace_huge.txt" \
+  "cp huge_needle.txt by_replace_huge.txt" \
+  --no-journal "$bin/replace --root . --no-journal --max-bytes 268435456 --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace_huge.txt" \
+  "cp huge_needle.txt by_replace_huge.txt"
+pair edit "one line of 100 MiB, journaled vs --no-journal" 1.1 1 10 \
+  "$bin/edit --root . --max-bytes 268435456 --if-sha256 $huge_hash --edits-file edit.json by_edit.txt" "cp huge.txt by_edit.txt" \
+  --no-journal "$bin/edit --root . --no-journal --max-bytes 268435456 --if-sha256 $huge_hash --edits-file edit.json by_edit.txt" "cp huge.txt by_edit.txt"
+
+# Growth: the journal's bytes before and after one change of each kind.
+# (the files' bytes: the directories themselves are made once, by the first change)
+journal_bytes() {
+  if [ -d .tack/journal ]; then find .tack/journal -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }'; else echo 0; fi
+}
+grew() {
+  local label=$1 taken=$2 before after; shift 2
+  before=$(journal_bytes); "$@" > /dev/null; after=$(journal_bytes)
+  local growth=$((after - before)) limit=$((taken + 1024)) met=no
+  [ "$growth" -le "$limit" ] && met=yes
+  echo "journal growth, $label: $growth bytes (taken out $taken; goal <= $limit: $met)"
+  record_value write "journal growth, $label" "$growth" bytes "<= taken out + 1 KiB ($limit)" "$met" "$*"
+}
+rm -rf .tack
+cp huge_needle.txt by_replace_huge.txt
+grew "replace one string in 100 MiB" 13 \
+  "$bin/replace" --root . --max-bytes 268435456 --old NEEDLE_UNIQUE --new NEEDLE_CHANGED by_replace_huge.txt
+cp huge.txt by_edit.txt
+grew "edit one line of 100 MiB" "$(sed -n "${N}p" huge.txt | wc -c)" \
+  "$bin/edit" --root . --max-bytes 268435456 --if-sha256 "$huge_hash" --edits-file edit.json by_edit.txt
+cp old.txt by_write.txt
+grew "write of 1 MiB (its earlier content kept whole)" "$(stat -c %s old.txt)" \
+  "$bin/write" --root . --if-sha256 "$old_hash" --content-file new.txt by_write.txt

@@ -24,6 +24,7 @@ struct Args {
   std::string path;
   std::optional<std::string> if_sha256;
   bool dry_run = false;
+  bool no_journal = false;
   bool stdin_edits = false;
   std::optional<std::string> edits_file;
   uint64_t max_bytes = 0;
@@ -37,6 +38,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is written"),
     writer::dry_run<Args>("change nothing; resolve and check everything and answer with "
                           "the diff and planned_actions (exit 9)"),
+    writer::no_journal<Args>(),
     {.name = "stdin", .kind = Kind::Bool, .bind = &Args::stdin_edits, .excludes = "edits-file",
      .help = "read the edits from standard input: a JSON list of {\"witness\":W,\"lines\":[...]}, "
              "each putting its lines in place of the line W names ([] deletes it; to insert, "
@@ -156,12 +158,14 @@ Json run(const Args& a, contract::Context& ctx) {
 
   // Every witness resolved on one snapshot read under the lock, then the file written
   // streaming, never held whole: writer/edit_file.h.
+  writer::Recorder journal(ctx, a.no_journal || a.dry_run);
   const writer::EditJob job{.path = a.path,
                             .if_sha256 = a.if_sha256,
                             .dry_run = a.dry_run,
                             .max_bytes = a.max_bytes,
                             .max_diff_lines = a.max_diff_lines,
-                            .max_diff_bytes = a.max_diff_bytes};
+                            .max_diff_bytes = a.max_diff_bytes,
+                            .journal = &journal};
   auto done = writer::edit_file(job, place, file, edits, [&](uint64_t size) {
     return too_large(a.path, size, true, a.max_bytes, ctx);
   });
@@ -180,6 +184,8 @@ Json run(const Args& a, contract::Context& ctx) {
                             {"cut", writer::diff_cut(ed.diff, ed.diff_truncated, a.max_diff_lines)}});
   if (a.dry_run)
     ctx.dry_run(writer::planned(place, a.path, ed.changed, ed.before, ed.after, ed.bytes));
+  else
+    journal.finish(data);
   return data;
 }
 

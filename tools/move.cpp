@@ -28,6 +28,7 @@
 #include "runner/main.h"
 #include "tools/move.schema.h"
 #include "move/remove_many.h"
+#include "writer/journal.h"
 #include "writer/move_check.h"
 #include "writer/table.h"
 #include "writer/writer.h"
@@ -44,6 +45,7 @@ struct Args {
   bool remove = false;
   bool parents = false;
   bool dry_run = false;
+  bool no_journal = false;
 };
 
 using contract::Kind;
@@ -66,6 +68,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)"},
     writer::dry_run<Args>(
         "change nothing; check everything and answer with planned_actions (exit 9)"),
+    writer::no_journal<Args>(),
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -204,10 +207,11 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.error(std::move(e));
     return Json(nullptr);
   };
+  writer::Recorder journal(ctx, a.no_journal || a.dry_run);
   if (a.remove && !a.rest.empty()) {
     std::vector<std::string> paths{a.path};
     paths.insert(paths.end(), a.rest.begin(), a.rest.end());
-    return move_tool::remove_many(paths, a.if_sha256, a.dry_run, ctx);
+    return move_tool::remove_many(paths, a.if_sha256, a.dry_run, ctx, journal);
   }
   const std::optional<std::string> expect =
       a.if_sha256.empty() ? std::nullopt : std::optional(os::lower_hex(a.if_sha256[0]));
@@ -288,8 +292,11 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.dry_run(std::move(planned));
     return data;
   }
+  if (auto e = writer::record_move(journal, from, s, a.path, to_path, expect, a.remove))
+    return fail_undo(std::move(*e));
   if (auto e = os::rename_noreplace(from, to)) return fail_undo(std::move(*e));
   if (!to.created.empty()) data.set("parents_created", writer::paths_json(to.created));
+  journal.finish(data);
   return data;
 }
 

@@ -49,6 +49,7 @@ struct Args {
   bool stdin_edits = false;
   std::vector<std::string> if_sha256;  // none, or one per PATH in order
   bool dry_run = false;
+  bool no_journal = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
   uint64_t max_diff_bytes = 0;
@@ -92,6 +93,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     writer::if_sha256<Args>("the file's content must hash to HEX (SHA-256) or nothing is "
                             "written; with several PATHs, one per PATH in order"),
     writer::dry_run<Args>(),
+    writer::no_journal<Args>(),
     writer::max_bytes<Args>("the largest file (and edits file) accepted (limit.input-too-large)"),
     writer::max_diff_lines<Args>(),
     writer::max_diff_bytes<Args>(),
@@ -298,7 +300,9 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
     ctx.error(std::move(e));
     return Json(nullptr);
   };
-  const Job job{.file = file_job(a, 0, a.dry_run)};
+  Job job{.file = file_job(a, 0, a.dry_run)};
+  writer::Recorder journal(ctx, a.no_journal || a.dry_run);
+  job.file.journal = &journal;
   auto placed = os::open_place(ctx.root_fd(), job.file.path, os::Parents::Refuse);
   if (auto* e = std::get_if<contract::Error>(&placed)) return fail(std::move(*e));
   os::Place& place = std::get<os::Place>(placed);
@@ -306,7 +310,10 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
   if (auto* e = std::get_if<contract::Error>(&held)) return fail(std::move(*e));
   auto opened = writer::open_file(place, job.file.path);
   if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-  return apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
+  Json data =
+      apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
+  if (!a.dry_run && !data.is_null()) journal.finish(data);
+  return data;
 }
 
 // Several files. Every file is checked first, under the locks of all their directories: each
@@ -402,9 +409,11 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     ctx.dry_run(std::move(planned));
     return answer_all();
   }
+  writer::Recorder journal(ctx, a.no_journal);  // every file of the call: one entry
   for (Item& it : items) {
     if (!it.data.get("changed")->as_bool()) continue;
     Job job = it.job;
+    job.file.journal = &journal;
     job.file.dry_run = false;
     job.planned = nullptr;
     job.file.must_be = it.data.get("before_sha256")->str();
@@ -422,7 +431,9 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
     it.data = std::move(data);
     it.written = true;
   }
-  return answer_all();
+  Json all = answer_all();
+  journal.finish(all);
+  return all;
 }
 
 Json run(const Args& a, contract::Context& ctx) {

@@ -45,6 +45,7 @@
 #include "runner/main.h"
 #include "text/diff.h"
 #include "tools/write.schema.h"
+#include "writer/journal.h"
 #include "writer/table.h"
 #include "writer/writer.h"
 #include "tools/render/render.h"
@@ -67,6 +68,7 @@ struct Args {
   std::optional<std::string> content_sha256;
   bool parents = false;
   bool dry_run = false;
+  bool no_journal = false;
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
   uint64_t max_diff_bytes = 0;
@@ -101,6 +103,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "with --create, make missing directories beneath the root (listed in "
              "parents_created)"},
     writer::dry_run<Args>(),
+    writer::no_journal<Args>(),
     writer::max_bytes<Args>("the largest content accepted (limit.input-too-large); the file "
                             "replaced is diffed when it is no larger either (else diff is null)",
                             0),
@@ -348,6 +351,7 @@ Json run(const Args& a, contract::Context& ctx) {
   std::string old_head;
   mem::Bytes old_bytes;
   bool old_kept = true;
+  std::optional<os::Opened> old_file;  // kept open: the journal reads the earlier content from it
   os::CommitOptions copt;  // a new file: never over a name that appeared meanwhile
   copt.replace = os::Replace::Never;
   if (entry.kind == K::Missing) {
@@ -357,7 +361,7 @@ Json run(const Args& a, contract::Context& ctx) {
   } else {
     auto opened = os::open_existing(place);
     if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-    auto& file = std::get<os::Opened>(opened);
+    auto& file = old_file.emplace(std::move(std::get<os::Opened>(opened)));
     // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
     // larger than --max-bytes.
     os::Sha hash;
@@ -471,7 +475,25 @@ Json run(const Args& a, contract::Context& ctx) {
     return data;
   }
 
+  writer::Recorder journal(ctx, a.no_journal);
   if (tmp) {
+    // The record first (fsynced), then the change: the earlier content as a blob (what a
+    // whole-file write takes out is all of it).
+    writer::Change c;
+    if (before) {
+      c = writer::replaced_file(a.path, old_file->st, *before, after, *data.get("diff"));
+      c.restore = writer::Change::Restore::Blob;
+      const std::string_view earlier = old_bytes.view();
+      if (old_kept) c.content = &earlier;
+      c.source_fd = old_file->fd.get();
+      if (auto e = journal.stage(std::move(c))) return fail_undo(std::move(*e));
+    } else {
+      c.kind = "create";
+      c.path = a.path;
+      c.after = after;
+      if (const Json* d = data.get("diff"); d && !d->is_null()) c.added = d->get("added")->as_uint();
+      if (auto e = journal.stage(std::move(c))) return fail_undo(std::move(*e));
+    }
     if (auto e = tmp->commit()) {
       if (e->rule == "conflict.exists") {
         // A writer that takes no lock made the name first: report what it wrote.
@@ -487,6 +509,7 @@ Json run(const Args& a, contract::Context& ctx) {
     }
   }
   if (!place.created.empty()) data.set("parents_created", writer::paths_json(place.created));
+  journal.finish(data);
   return data;
 }
 

@@ -59,6 +59,10 @@ constexpr std::array kCatalogue = {
     CatalogueRow{"run.program-name", E::InvalidArgs, "the program is not one plain name (it is empty, `.`, `..` or has a `/`)"},
     CatalogueRow{"run.program-not-found", E::NotFound, "the programs directory holds no program of that name"},
     CatalogueRow{"run.spawn-failed", E::PreconditionFailed, "the operating system could not start the program or its channels"},
+    // the journal of changes (writers, undo)
+    CatalogueRow{"conflict.changed-since", E::Conflict, "a file is no longer what the journal entry left, so undo refuses"},
+    CatalogueRow{"journal.damaged", E::PreconditionFailed, "a journal entry or blob is truncated, malformed, or not what it names"},
+    CatalogueRow{"journal.no-entry", E::NotFound, "the journal holds no entry of that id"},
 };
 
 }  // namespace

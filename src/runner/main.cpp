@@ -204,6 +204,11 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
       size_t slash = op.value.rfind('/');
       write_dirs.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : op.value.substr(0, slash));
     }
+    // A tool that journals its changes (it has --no-journal) keeps the journal beneath the
+    // working directory (.tack/journal) when there is no root.
+    const bool journals = std::any_of(ad.flags.begin(), ad.flags.end(),
+                                      [](const FlagInfo& f) { return f.name == "no-journal"; });
+    if (journals && !ctx.given("no-journal")) write_dirs.push_back(".");
   }
   if (auto e = os::apply_sandbox(tool, ctx.root_fd_, write_dirs)) {
     errors.push_back(std::move(*e));

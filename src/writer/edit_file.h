@@ -19,6 +19,7 @@
 #include "os/open.h"
 #include "os/place.h"
 #include "text/edits.h"
+#include "writer/journal.h"
 
 namespace writer {
 
@@ -29,6 +30,7 @@ struct EditJob {
   uint64_t max_bytes = 0;
   uint64_t max_diff_lines = 0;
   uint64_t max_diff_bytes = 0;
+  Recorder* journal = nullptr;  // the change is staged in it before it is committed
 };
 
 // What the edits did (or, in a dry run, would do).

@@ -89,4 +89,25 @@ os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::
   return l;
 }
 
+std::optional<contract::Error> record_move(Recorder& journal, const os::Place& from,
+                                           const os::Entry& s, const std::string& path,
+                                           const std::string& to_path,
+                                           const std::optional<std::string>& expect, bool remove) {
+  if (!journal.on()) return std::nullopt;
+  Change c;
+  c.kind = remove ? "remove" : "rename";
+  c.path = path;
+  c.to = to_path;
+  c.mode = s.st.st_mode & 07777;
+  if (expect) {
+    c.before = *expect;
+  } else if (s.kind == os::Entry::Kind::File || s.kind == os::Entry::Kind::Link) {
+    auto h = entry_sha256(from, s);
+    if (auto* e = std::get_if<contract::Error>(&h)) return std::move(*e);
+    c.before = std::get<std::string>(h);
+  }
+  c.after = c.before;
+  return journal.stage(std::move(c));
+}
+
 }  // namespace writer

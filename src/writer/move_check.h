@@ -9,6 +9,7 @@
 
 #include "contract/error.h"
 #include "os/place.h"
+#include "writer/journal.h"
 
 namespace writer {
 
@@ -28,5 +29,13 @@ struct Looked {
 os::Result<Looked> judge(const os::Place& from, const os::Place& to, const std::string& path,
                          const std::string& to_path, const std::optional<std::string>& expect,
                          bool remove, std::string_view verb);
+
+// The journal's record of a rename (a --remove: to its tombstone), staged before the rename:
+// the entry's hash (the one the caller gave, else read now: a file's content, a link's target
+// text; a directory has none) and mode. Nothing is read when the journal is off.
+std::optional<contract::Error> record_move(Recorder& journal, const os::Place& from,
+                                           const os::Entry& s, const std::string& path,
+                                           const std::string& to_path,
+                                           const std::optional<std::string>& expect, bool remove);
 
 }  // namespace writer

@@ -103,6 +103,22 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
   const Rewritten& next = std::get<Rewritten>(rewritten);
   Replaced out = replaced(true, false, applied.replacements, before, next.sha256, next.size,
                           std::move(diff).finish(eol, next.eol, bom, next.bom));
+  if (tmp && a.journal) {
+    // Small: the earlier content whole; large: only the occurrences the rewrite took out.
+    Change c = replaced_file(a.path, file.st, before, out.after, out.diff);
+    if (first.total <= kJournalWhole) {
+      c.restore = Change::Restore::Blob;
+      c.source_fd = fd;
+    } else {
+      c.restore = Change::Restore::Patch;
+      const int64_t grow = static_cast<int64_t>(new_raw.size()) - static_cast<int64_t>(old_raw.size());
+      for (size_t k = 0; k < at.size(); ++k)
+        c.patches.push_back(Patch{static_cast<uint64_t>(static_cast<int64_t>(at[k].pos) +
+                                                        static_cast<int64_t>(k) * grow),
+                                  new_raw.size(), old_raw, old_raw.size()});
+    }
+    if (auto err = a.journal->stage(std::move(c))) return fail(std::move(*err));
+  }
   if (tmp)
     if (auto err = tmp->commit()) return fail(std::move(*err));
   return out;
@@ -143,6 +159,13 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
   opt.max_bytes = a.max_diff_bytes;
   Replaced out = replaced(changed, done.already, done.replacements, before, after, text.size(),
                           text::diff_lines(old.view(), text, opt));
+  if (!a.dry_run && changed && a.journal) {
+    Change c = replaced_file(a.path, file.st, before, after, out.diff);
+    c.restore = Change::Restore::Blob;  // held whole already (within --max-bytes)
+    const std::string_view earlier = old.view();
+    c.content = &earlier;
+    if (auto err = a.journal->stage(std::move(c))) return fail(std::move(*err));
+  }
   if (!a.dry_run && changed)
     if (auto err = os::commit_file(place, text, replacing(file.st))) return fail(std::move(*err));
   return out;

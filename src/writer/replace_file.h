@@ -19,6 +19,7 @@
 #include "os/write_error.h"
 #include "os/open.h"
 #include "text/edits.h"
+#include "writer/journal.h"
 
 namespace writer {
 
@@ -33,6 +34,7 @@ struct ReplaceJob {
   uint64_t max_diff_lines = 0;
   uint64_t max_diff_bytes = 0;
   std::optional<std::string> must_be;
+  Recorder* journal = nullptr;  // the change is staged in it before it is committed
 };
 
 // What the edits found and did (or, in a dry run, would do).

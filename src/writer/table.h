@@ -63,6 +63,16 @@ constexpr contract::Flag<A> max_diff_bytes() {
   return contract::max_bytes<A>(kDiffBytesHelp, "max-diff-bytes", &A::max_diff_bytes);
 }
 
+// --no-journal: the change is made without its record in ROOT/.tack/journal (writer/journal.h).
+template <class A>
+constexpr contract::Flag<A> no_journal() {
+  return {.name = "no-journal",
+          .kind = contract::Kind::Bool,
+          .bind = &A::no_journal,
+          .help = "make the change without recording it in .tack/journal (undo cannot take it "
+                  "back)"};
+}
+
 template <class A>
 constexpr contract::Flag<A> max_diff_lines(std::string_view help = kDiffLinesHelp) {
   return {.name = "max-diff-lines",

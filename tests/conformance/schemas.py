@@ -21,7 +21,7 @@ REPO = HERE.parent.parent
 SCHEMAS_DIR = REPO / "schemas"
 BIN = pathlib.Path(os.environ.get("TACK_BIN") or (REPO / "build" / "bin")).resolve()
 ALL_TOOLS = ["peek", "seek", "list", "digest", "jsonq", "tally", "skills", "write", "replace",
-             "edit", "move", "run"]
+             "edit", "move", "run", "undo"]
 
 
 def introspect(tool: str) -> dict:

@@ -36,10 +36,10 @@ REPO = HERE.parent.parent
 SCHEMAS_DIR = REPO / "schemas"
 BIN = pathlib.Path(os.environ.get("TACK_BIN") or (REPO / "build" / "bin")).resolve()
 
-# The twelve tools of TOOLS.md. A tool is "expected" once its source exists in tools/; from
+# The twelve tools of TOOLS.md, and undo. A tool is "expected" once its source exists in tools/; from
 # then on a missing binary is a failure, not a skip.
 ALL_TOOLS = ["peek", "seek", "list", "digest", "jsonq", "tally", "skills", "write", "replace",
-             "edit", "move", "run"]
+             "edit", "move", "run", "undo"]
 
 
 def expected_tools() -> list[str]:
@@ -67,6 +67,8 @@ CATALOGUE = {
     # run's own rows
     "limit.output-too-large": 8, "run.program-name": 2, "run.program-not-found": 3,
     "run.spawn-failed": 8,
+    # the journal's rows (the writers, undo)
+    "conflict.changed-since": 5, "journal.damaged": 8, "journal.no-entry": 3,
 }
 EXIT_NAMES = {0: "SUCCESS", 1: "GENERAL_ERROR", 2: "INVALID_ARGS", 3: "NOT_FOUND",
               4: "PERMISSION_DENIED", 5: "CONFLICT", 6: "TIMEOUT", 8: "PRECONDITION_FAILED",

@@ -210,6 +210,15 @@ def invocations(tool: str, root) -> list[tuple[list[str], bytes | None, list[str
                 (R + ["--dry-run", "r.txt", "r2.txt"], None, ["r.txt", "r2.txt"])]
     if tool == "run":
         return [(R + ["--", "true"], None, [])]
+    if tool == "undo":
+        # an entry to take back: replace's, made before the traced calls
+        subprocess.run([tack.bin_path("replace"), "--root", str(root), "--old", "hello", "--new",
+                        "bye", "r.txt"], check=True, capture_output=True)
+        return [(R + ["--list", "r.txt"], None, []),
+                (R + ["--dry-run", "1"], None, []),
+                (R + ["1"], None, []),
+                (R + ["--last"], None, []),
+                (R + ["9"], None, [])]
     raise AssertionError(f"no invocation table for {tool}")
 
 

@@ -304,8 +304,12 @@ def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_p
     tree.write("new.bin", new)
     argv = [tack.bin_path("write"), "--root", str(tree.root), "--if-sha256", sha(old),
             "--content-file", "new.bin", "k.txt"]
+    # Every run starts without a journal, so each makes the same system calls (the first
+    # change makes .tack/journal; test_undo kills journaled writes and undos the same way).
+    import shutil
     names = _trace_syscalls(argv, tmp_path)
     tree.write("k.txt", old)
+    shutil.rmtree(tree.p(".tack"))
     assert "renameat" in names and "fsync" in names and "flock" in names
     start = names.index("execve") + 1
     counts, steps = {}, []
@@ -315,6 +319,7 @@ def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_p
             steps.append((n, counts[n]))
     outcomes = set()
     for name, nth in steps:
+        shutil.rmtree(tree.p(".tack"), ignore_errors=True)
         p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
                             "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
                            capture_output=True, timeout=30)

@@ -78,7 +78,7 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
   const client = await connect(root);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "write"])
+  for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "undo", "write"])
     assert.ok(names.includes(want), want);
   const validator = new AjvJsonSchemaValidator();
   for (const t of tools) {
@@ -151,6 +151,11 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
   });
   assert.equal(r.isError, false, JSON.stringify(r.content));
   assert.equal(r.structuredContent.data.diff.removed, 1);
+  // undo: the edit taken back from the journal, by its id
+  const u = await client.callTool({ name: "undo", arguments: { last: true } });
+  assert.equal(u.isError, false, JSON.stringify(u.content));
+  assert.equal(u.structuredContent.data.id, r.structuredContent.data.journal.id);
+  assert.ok(fs.readFileSync(path.join(root, "src/main.c"), "utf8").includes("hi, %s"));
   await client.close();
 });
 

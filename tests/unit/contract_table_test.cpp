@@ -357,6 +357,10 @@ const std::map<std::string, int> kToolRows = {
     {"run.program-name", 2},
     {"run.program-not-found", 3},
     {"run.spawn-failed", 8},
+    // the journal (the writers and undo)
+    {"conflict.changed-since", 5},
+    {"journal.damaged", 8},
+    {"journal.no-entry", 3},
 };
 
 TEST(ContractTable, CatalogueMatchesContractExactly) {

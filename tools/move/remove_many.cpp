@@ -14,7 +14,7 @@ namespace move_tool {
 using contract::Json;
 
 Json remove_many(const std::vector<std::string>& paths, const std::vector<std::string>& if_sha256,
-                 bool dry_run, contract::Context& ctx) {
+                 bool dry_run, contract::Context& ctx, writer::Recorder& journal) {
   using K = os::Entry::Kind;
   struct Item {
     std::string path, expect, to_path;
@@ -22,6 +22,7 @@ Json remove_many(const std::vector<std::string>& paths, const std::vector<std::s
     std::optional<contract::Error> error;
     bool pending = false, landed = false, written = false, refused = false;
     std::string kind;
+    mode_t mode = 0;
   };
   std::vector<Item> items(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -90,6 +91,7 @@ Json remove_many(const std::vector<std::string>& paths, const std::vector<std::s
       continue;
     }
     it.kind = writer::kind_name(l.s.kind);
+    it.mode = l.s.st.st_mode & 07777;
     it.pending = true;
   }
 
@@ -133,13 +135,27 @@ Json remove_many(const std::vector<std::string>& paths, const std::vector<std::s
   }
   for (Item& it : items) {
     if (!it.pending) continue;
+    // Each removal recorded (the entry names the tombstone) before its rename.
+    writer::Change c;
+    c.kind = "remove";
+    c.path = it.path;
+    c.to = it.to_path;
+    c.before = it.expect;
+    c.after = it.expect;
+    c.mode = it.mode;
+    if (auto e = journal.stage(std::move(c))) {
+      ctx.error(std::move(*e));
+      break;
+    }
     if (auto e = os::rename_noreplace(*it.from, *it.to)) {
       ctx.error(std::move(*e));
       break;
     }
     it.written = true;
   }
-  return answer();
+  Json all = answer();
+  journal.finish(all);
+  return all;
 }
 
 }  // namespace move_tool

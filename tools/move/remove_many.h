@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "contract/context.h"
+#include "writer/journal.h"
 #include "contract/json.h"
 
 namespace move_tool {
@@ -16,6 +17,6 @@ namespace move_tool {
 // rename that fails stops it, and `written` says which were renamed.
 contract::Json remove_many(const std::vector<std::string>& paths,
                            const std::vector<std::string>& if_sha256, bool dry_run,
-                           contract::Context& ctx);
+                           contract::Context& ctx, writer::Recorder& journal);
 
 }  // namespace move_tool

@@ -1,0 +1,110 @@
+// writer/journal.h — the entry's text form read back as written, and every damaged form
+// refused as journal.damaged (never trusted): truncated, overlong, patches out of order or
+// outside a patched file, a payload counted wrongly, an unknown kind, a path that is not hex.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "writer/journal.h"
+
+namespace {
+
+using writer::Change;
+using writer::Entry;
+
+Entry sample() {
+  Entry e;
+  e.id = 42;
+  e.tool = "edit";
+  e.argv = {"edit", "--root", "/tmp/a b", "--stdin", "dir/f\nile"};
+  Change blob;
+  blob.kind = "replace";
+  blob.path = "small.txt";
+  blob.before = std::string(64, 'a');
+  blob.after = std::string(64, 'b');
+  blob.mode = 0640;
+  blob.restore = Change::Restore::Blob;
+  blob.added = 2;
+  blob.removed = 1;
+  Change patched;
+  patched.kind = "replace";
+  patched.path = "big.txt";
+  patched.before = std::string(64, 'c');
+  patched.after = std::string(64, 'd');
+  patched.mode = 0604;
+  patched.restore = Change::Restore::Patch;
+  patched.patches = {{10, 3, "old line\n", 9}, {100, 0, std::string("\0\r\n", 3), 3}};
+  Change moved;
+  moved.kind = "remove";
+  moved.path = "gone.txt";
+  moved.to = ".gone.txt.removed-aaaaaaaa";
+  moved.before = moved.after = std::string(64, 'a');
+  e.changes = {blob, patched, moved};
+  return e;
+}
+
+std::variant<Entry, contract::Error> parse(const std::string& text) {
+  return writer::parse_header(42, text, text.size());
+}
+
+std::string rule_of(const std::string& text) {
+  auto r = parse(text);
+  if (auto* e = std::get_if<contract::Error>(&r)) return std::string(e->rule);
+  return "ok";
+}
+
+TEST(WriterJournal, ReadsBackWhatItWrote) {
+  const std::string text = writer::format_entry(sample());
+  auto r = parse(text);
+  ASSERT_TRUE(std::holds_alternative<Entry>(r)) << std::get<contract::Error>(r).message;
+  const Entry& e = std::get<Entry>(r);
+  EXPECT_EQ(e.tool, "edit");
+  EXPECT_EQ(e.argv, sample().argv);
+  ASSERT_EQ(e.changes.size(), 3u);
+  EXPECT_EQ(e.changes[0].restore, Change::Restore::Blob);
+  EXPECT_EQ(e.changes[0].mode, 0640u);
+  EXPECT_EQ(e.changes[0].added, 2u);
+  EXPECT_EQ(e.changes[1].patches.size(), 2u);
+  EXPECT_EQ(e.changes[1].patches[0].at, 10u);
+  EXPECT_EQ(e.changes[1].patches[0].old_len, 9u);
+  EXPECT_EQ(e.changes[1].patches[1].old_len, 3u);
+  EXPECT_EQ(e.changes[2].to, ".gone.txt.removed-aaaaaaaa");
+  EXPECT_EQ(e.payload_bytes, 12u);
+  // The payload is the patches' bytes, in order, at the end.
+  EXPECT_EQ(text.substr(e.payload_at), std::string("old line\n\0\r\n", 12));
+}
+
+TEST(WriterJournal, EveryTruncationIsDamaged) {
+  const std::string text = writer::format_entry(sample());
+  for (size_t n = 0; n < text.size(); ++n)
+    EXPECT_EQ(rule_of(text.substr(0, n)), "journal.damaged") << n;
+  EXPECT_EQ(rule_of(text + "x"), "journal.damaged");
+}
+
+TEST(WriterJournal, MalformedLinesAreDamaged) {
+  const std::string text = writer::format_entry(sample());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    return rule_of(t);
+  };
+  EXPECT_EQ(with("id 42", "id 43"), "journal.damaged");
+  EXPECT_EQ(with("file replace", "file truncate"), "journal.damaged");
+  EXPECT_EQ(with("patch 100 0 3", "patch 5 0 3"), "journal.damaged");  // out of order
+  EXPECT_EQ(with("payload 12", "payload 11"), "journal.damaged");
+  EXPECT_EQ(with("arg 65", "arg 6"), "journal.damaged");  // odd hex
+  EXPECT_EQ(with(" 640 ", " 99999 "), "journal.damaged");
+  EXPECT_EQ(with("tack-journal 1", "tack-journal 2"), "journal.damaged");
+  EXPECT_EQ(with("tool edit\n", ""), "journal.damaged");
+}
+
+TEST(WriterJournal, APatchOutsideAPatchedFileIsDamaged) {
+  Entry e = sample();
+  e.changes[0].patches = {{0, 1, "x", 1}};  // a blob change carrying a patch
+  EXPECT_EQ(rule_of(writer::format_entry(e)), "journal.damaged");
+}
+
+}  // namespace
