@@ -224,7 +224,7 @@ const contract::Tool kTool{
     .rules = kRules,
     .key_flags = "regex count files-with-matches pattern",
     .examples = kExamples,
-    .mcp_flags = "regex ignore-case context max-count glob count",
+    .mcp_flags = "regex ignore-case context max-count last glob count",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));

@@ -32,6 +32,7 @@
 #include "os/temp_file.h"
 #include "runner/main.h"
 #include "text/diff.h"
+#include "tools/render/render.h"
 #include "tools/undo.schema.h"
 #include "writer/journal.h"
 #include "writer/move_check.h"
@@ -93,8 +94,6 @@ constexpr contract::Rule kRules[] = {
     {"io.rename-unsupported"},
 };
 
-void render(const Json& data, std::string& out, const contract::Drain&);
-
 constexpr contract::Example kExamples[] = {
     {"undo --list notes.txt", "the entries that changed notes.txt, newest first, with their ids"},
     {"undo --last --dry-run",
@@ -117,10 +116,11 @@ const contract::Tool kTool{
     .guarantees = "deterministic, atomic, never_replaces, no_delete, bounded_memory",
     .concurrency = "tack writers of a directory take turns (flock on each directory, in inode "
                    "order); a file changed meanwhile by anyone is refused, never overwritten",
-    .text = render,
+    .text = render::undo,
     .rules = kRules,
     .key_flags = "list last",
     .examples = kExamples,
+    .mcp_flags = "list last dry-run",
 };
 
 static_assert(contract::valid<Args>(kFlags, kOperands));
@@ -570,43 +570,6 @@ Json take_back(const Args& a, contract::Context& ctx) {
 Json run(const Args& a, contract::Context& ctx) {
   if (a.list) return list(a, ctx);
   return take_back(a, ctx);
-}
-
-void render(const Json& data, std::string& out, const contract::Drain&) {
-  if (const Json* entries = data.get("entries")) {
-    for (const Json& e : entries->items()) {
-      out += std::to_string(e.get("id")->as_uint()) + " ";
-      if (e.get("state")->str() == "damaged") {
-        out += "damaged: " + e.get("message")->str() + "\n";
-        continue;
-      }
-      out += e.get("tool")->str();
-      if (e.get("state")->str() == "pending") out += " (pending)";
-      for (const Json& f : e.get("files")->items()) {
-        out += "  " + f.get("kind")->str() + " " + contract::printable(f.get("path")->str());
-        if (const Json* to = f.get("to")) out += " -> " + contract::printable(to->str());
-        out += " +" + std::to_string(f.get("added")->as_uint()) + " -" +
-               std::to_string(f.get("removed")->as_uint());
-      }
-      out += "\n";
-    }
-    return;
-  }
-  out += "entry " + std::to_string(data.get("id")->as_uint()) + " (" + data.get("tool")->str() +
-         ") taken back:\n";
-  for (const Json& f : data.get("files")->items()) {
-    if (f.get("kind")->str() == "replace") {
-      out += "  " + contract::printable(f.get("path")->str()) + " restored, sha256 " +
-             f.get("after_sha256")->str() + "\n";
-      const Json* diff = f.get("diff");
-      if (diff && !diff->is_null()) text::render_diff(*diff, out);
-    } else {
-      out += "  " + contract::printable(f.get("from")->str()) + " -> " +
-             contract::printable(f.get("to")->str()) + "\n";
-    }
-  }
-  if (const Json* j = data.get("journal"); j && !j->is_null())
-    out += "recorded as entry " + std::to_string(j->get("id")->as_uint()) + "\n";
 }
 
 }  // namespace

@@ -381,7 +381,7 @@ test("content is the tool's compact text; structuredContent the JSON; --content 
   r = await client.callTool({ name: "peek", arguments: { paths: ["crlf.txt"] } });
   assert.equal(r.content[0].text, "[crlf]\n1\ta\n2\tb\n");
   r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"], lines: "1:2", max_bytes: 30 } });
-  assert.match(r.content[0].text, /^\[size \d+ bytes; more: lines 2:\]\n1\tline 1: short text\n$/);
+  assert.match(r.content[0].text, /^\[size \d+ bytes; cut by max-bytes; more: lines 2:\]\n1\tline 1: short text\n$/);
   // seek: path:line:text, counts path:N; list: a path a line
   r = await client.callTool({ name: "seek", arguments: { pattern: "line 10", paths: ["short.txt"] } });
   assert.equal(r.content[0].text, "short.txt:10:line 10: short text\nshort.txt:100:line 100: short text\n");
@@ -420,7 +420,7 @@ test("content past the server's budget is cut at a line and says so", async () =
   const { root } = tree();
   fs.writeFileSync(path.join(root, "many.txt"), Array.from({ length: 5000 }, (_, i) => `needle ${i}`).join("\n") + "\n");
   const client = await connect(root, { args: ["--max-content", "4096"] });
-  const r = await client.callTool({ name: "seek", arguments: { pattern: "needle", paths: ["many.txt"], max_count: 5000 } });
+  const r = await client.callTool({ name: "seek", arguments: { pattern: "needle", paths: ["many.txt"], max_count: 5000, max_bytes: 1 << 20 } });
   const text = r.content[0].text;
   assert.ok(Buffer.byteLength(text) <= 4096 + 200, `${text.length}`);
   assert.match(text, /\[content cut at \d+ of \d+ bytes; structuredContent holds the whole answer/);

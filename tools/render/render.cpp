@@ -334,6 +334,40 @@ void move(const Json& data, std::string& out, const Drain&) {
   }
 }
 
+void undo(const Json& data, std::string& out, const Drain&) {
+  if (const Json* entries = get(data, "entries")) {
+    for (const Json& e : entries->items()) {
+      out += std::to_string(num(e, "id")) + " ";
+      if (str(e, "state") == "damaged") {
+        out += "damaged: " + str(e, "message") + "\n";
+        continue;
+      }
+      out += str(e, "tool");
+      if (str(e, "state") == "pending") out += " (pending)";
+      if (const Json* files = get(e, "files"))
+        for (const Json& f : files->items()) {
+          out += "  " + str(f, "kind") + " " + shown(f, "path");
+          if (get(f, "to")) out += " -> " + shown(f, "to");
+          out += " +" + std::to_string(num(f, "added")) + " -" + std::to_string(num(f, "removed"));
+        }
+      out += "\n";
+    }
+    return;
+  }
+  out += "entry " + std::to_string(num(data, "id")) + " (" + str(data, "tool") + ") taken back:\n";
+  if (const Json* files = get(data, "files"))
+    for (const Json& f : files->items()) {
+      if (str(f, "kind") == "replace") {
+        out += "  " + shown(f, "path") + " restored" + sha(f) + "\n";
+        const Json* diff = get(f, "diff");
+        if (diff && !diff->is_null()) text::render_diff(*diff, out);
+      } else {
+        out += "  " + shown(f, "from") + " -> " + shown(f, "to") + "\n";
+      }
+    }
+  if (const Json* j = get(data, "journal"); j && !j->is_null()) out += "recorded as entry " + std::to_string(num(*j, "id")) + "\n";
+}
+
 void end_footer(const Json& end, std::string& out) {
   std::string notes;
   auto note = [&](const std::string& s) { notes += (notes.empty() ? "" : "; ") + s; };
@@ -363,6 +397,7 @@ contract::TextRenderer for_tool(std::string_view tool) {
       {"peek", peek},   {"seek", seek},       {"list", list},       {"digest", digest},
       {"jsonq", jsonq}, {"tally", tally},     {"skills", skills},   {"run", run},
       {"write", write}, {"replace", replace}, {"edit", edit},       {"move", move},
+      {"undo", undo},
   };
   for (const Row& r : kRows)
     if (r.name == tool) return r.fn;

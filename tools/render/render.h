@@ -27,6 +27,7 @@ void write(const Json& data, std::string& out, const Drain& drain);
 void replace(const Json& data, std::string& out, const Drain& drain);
 void edit(const Json& data, std::string& out, const Drain& drain);
 void move(const Json& data, std::string& out, const Drain& drain);
+void undo(const Json& data, std::string& out, const Drain& drain);
 
 // The renderer of the tool named `tool`; null for a name no tool has.
 contract::TextRenderer for_tool(std::string_view tool);
