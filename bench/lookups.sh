@@ -26,6 +26,10 @@ levels = ["INFO"] * 70 + ["WARN"] * 20 + ["ERROR"] * 9 + ["error"]
 with open("app.log", "w") as out:
     for i in range(1_000_000):
         out.write(f"2026-12-01T10:{i % 60:02d}:{i % 59:02d} {random.choice(levels)} req={i} took={i % 997}ms\n")
+# a 300k-line log whose last ERROR is near its end
+with open("events.log", "w") as out:
+    for i in range(300_000):
+        out.write(f"{i:06d} ERROR disk {i % 7} full\n" if i % 997 == 0 else f"{i:06d} INFO tick {i}\n")
 # a 200k-line log with one marker
 with open("server.log", "w") as out:
     for i in range(200_000):
@@ -102,13 +106,40 @@ grep -oE '\"(config|regions|eu/west|port)\":' big.json | sort | uniq -c"
 row "read around a marker in a 200k-line log" \
     "seek --context 3 --max-count 1 --format text MARKER server.log" \
     "grep -n -C3 -m1 MARKER server.log"
+row "the last line that says ERROR in a 300k-line log" \
+    "seek --last 1 --format text ERROR events.log" \
+    "grep -n ERROR events.log | tail -1"
 row "find a definition" \
     "seek --regex --format text '^static int buf_copy_all' src/mod00" \
     "grep -rn '^static int buf_copy_all' src/mod00"
 echo
 skills=$(for t in peek seek list digest jsonq tally skills write replace edit move run undo; do "$bin/$t" skill; done | wc -c)
 contract=$("$bin/peek" skill contract | wc -c)
-echo "skills an agent reads: $skills bytes for twelve tools, $contract for the contract"
+echo "skills an agent reads: $skills bytes for thirteen tools, $contract for the contract"
 record_value "what an agent's lookups cost: calls and bytes read, tack / shell" \
-  "the skills an agent reads: twelve tools + the contract" "$((skills + contract))" B "<= 16384 B" \
-  "$([ $((skills + contract)) -le 16384 ] && echo yes || echo no)" "TOOL skill; peek skill contract"
+  "the skills an agent reads: thirteen tools + the contract" "$((skills + contract))" B "<= 17408 B" \
+  "$([ $((skills + contract)) -le 17408 ] && echo yes || echo no)" "TOOL skill; peek skill contract"
+
+# The same lookups over MCP, as a model reads them: one call each through the SDK client, its
+# content's bytes against the reference filesystem server's (and rg -n's for the search), and
+# what the tool definitions cost on every turn (bench/mcp/sizes.mjs).
+if command -v node >/dev/null && [ -d "$here/mcp/node_modules/@modelcontextprotocol/server-filesystem" ]; then
+  sizes=$(node "$here/mcp/sizes.mjs" "$bin/tack-mcp" "$(command -v rg || true)")
+  SIZES="$sizes" python3 - <<'PY' | while IFS=$'\t' read -r task value met; do
+import json, os
+d = json.loads(os.environ["SIZES"])
+t, r = d["definitions"]["tack"], d["definitions"]["reference"]
+print(f"MCP: tool definitions + instructions, every turn ({t['tools']} tools / {r['tools']})\t"
+      f"{t['total']} B / {r['total']} B\t{'yes' if t['total'] <= r['total'] else 'no'}")
+for name, c in d["calls"].items():
+    other, who = (c["reference"], "reference server") if c.get("reference") is not None else (c.get("rg"), "rg -n")
+    if other is None:
+        continue
+    bound = other + 600 if name.startswith("read") else other * (1.1 if who == "rg -n" else 1.0)
+    print(f"MCP: {name} (1 call each, vs the {who})\t{c['tack']} B / {other} B\t{'yes' if c['tack'] <= bound else 'no'}")
+PY
+    echo "  $task: $value"
+    record_value "what an agent's lookups cost: calls and bytes read, tack / shell" "$task" "$value" "" \
+      "content <= the reference's (a read: + 6 B a line; a search: <= 1.1x rg -n)" "$met" "bench/mcp/sizes.mjs"
+  done
+fi

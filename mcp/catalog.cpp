@@ -272,21 +272,6 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
 
 namespace {
 
-size_t distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 ArgumentError unknown_argument(const ToolEntry& tool, const std::string& key, const Json& arguments) {
   std::string best;
   size_t best_d = SIZE_MAX;
@@ -295,7 +280,7 @@ ArgumentError unknown_argument(const ToolEntry& tool, const std::string& key, co
   for (auto& p : tool.props) {
     if (p.hidden || p.name.empty()) continue;
     names.push(p.name);
-    size_t d = distance(key, p.name);
+    size_t d = contract::edit_distance(key, p.name, 64);
     if (d < best_d) best_d = d, best = p.name, tie = false;
     else if (d == best_d) tie = true;
   }

@@ -490,6 +490,7 @@ Json Journal::done() {
   (void)lock.take();  // pruning is best effort; the entry itself is on disk already
   const std::string name = id_name(id_);
   renameat(entries_.get(), (name + ".pending").c_str(), entries_.get(), name.c_str());
+  fsync(entries_.get());  // complete on disk: a crash from here on leaves the entry complete
   const uint64_t cap = cap_of(journal_.get());
   auto entries = files_of(entries_.get());
   auto blobs = files_of(blobs_.get());

@@ -128,7 +128,7 @@ def test_seek_last_is_budgeted_and_pages_back(long_lines):
 def test_seek_text_footer_names_the_cut(long_lines):
     r = run("seek", "--format", "text", "-m", "100000", "match", long_lines)
     last = r.out.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    assert last.startswith(b"[truncated: cut by --max-bytes; continue with --skip ")
+    assert last.startswith(b'[truncated by max-bytes; next: {"skip":')
 
 
 # --- tally ---------------------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def test_jsonq_a_huge_value_is_left_out_and_measured(tmp_path):
     assert KIB64 <= sum(len(json.dumps(k)) + 1 for k in d["keys"]) < KIB64 + 16
     assert d["value_bytes"] == sum(len(json.dumps(k)) + 1 for k in keys)
     t = run("jsonq", "--pointer", "/big", "--format", "text", str(p))
-    assert t.out == b"[truncated: cut by --max-value-bytes (100002 bytes)]\n"
+    assert t.out == b"[truncated by max-value-bytes: 100002 bytes]\n"
     # --length and --type are never cut
     assert run("jsonq", "--pointer", "/keys", "--length", str(p)).data["length"] == 20_000
 
@@ -256,7 +256,7 @@ def test_write_diff_is_cut_by_bytes_and_the_file_is_whole(tmp_path):
     assert (r.data["diff_truncated"], r.data["cut"]) == (False, None)
     t = run("write", "--root", str(tmp_path), "--create", "--max-diff-lines", "100000",
             "--format", "text", "--stdin", "new4.txt", stdin=content)
-    assert t.out.endswith(b"[diff truncated by --max-diff-bytes; the change is whole: peek shows "
+    assert t.out.endswith(b"[diff truncated by max-diff-bytes; the change is whole: peek shows "
                           b"the rest]\n")
 
 

@@ -759,7 +759,7 @@ def test_several_files_text_format(tree):
     r = peek(tree, "--format", "text", "--bytes", "0:3", "plain.txt", "crlf.txt")
     assert r.out == b"==> plain.txt <==\nalp\n==> crlf.txt <==\n[crlf]\none\n"
     r = peek(tree, "--format", "text", "--max-bytes", "6", "plain.txt", "crlf.txt")
-    assert b"==> plain.txt <==\n[size 59 bytes; more: lines 2:]\n1\talpha\n" in r.out
+    assert b"==> plain.txt <==\n[size 59 bytes; cut by max-bytes; more: lines 2:]\n1\talpha\n" in r.out
 
 
 # --- a path that ran through a symbolic link (no --root) ------------------------------------

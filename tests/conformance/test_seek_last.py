@@ -219,7 +219,7 @@ def test_text_footer_says_what_cut_it(big_log):
     r = S("--last", "2", "--format", "text", "ERROR", path)
     lines = r.out.split(b"\n")
     assert lines[-1] == b""
-    assert lines[-2] == b"[truncated: cut by --last; continue with --before 298]"
+    assert lines[-2] == b'[truncated by last; next: {"before":298}]'
     assert lines[0].endswith(b":" + grep_n(["ERROR"], path)[-2][2])
 
 
