@@ -17,19 +17,13 @@
 #include <string_view>
 #include <vector>
 
+#include "mcp/built.h"
 #include "mcp/catalog.h"
 #include "mcp/json_in.h"
 
 namespace {
 
-struct Built {
-  const char* name;
-  bool writes, starts;
-  const char* introspect;
-  size_t introspect_size;
-  const char* skill;
-  size_t skill_size;
-};
+using mcp::Built;
 
 constexpr Built kBuilt[] = {
 #include "mcp_catalog.inc"
