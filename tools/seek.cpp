@@ -222,7 +222,7 @@ const contract::Tool kTool{
     .cuts = "max-count max-bytes last",
     .text = render::seek,
     .rules = kRules,
-    .key_flags = "regex count files-with-matches pattern",
+    .key_flags = "regex count last pattern",
     .examples = kExamples,
     .mcp_flags = "regex ignore-case context max-count last glob count",
 };
