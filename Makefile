@@ -2,10 +2,12 @@
 BUILD ?= build
 PREFIX ?= /usr/local
 PY := /usr/bin/python3
-DEBS := cmake ninja-build g++ clang libgtest-dev libbenchmark-dev libxxhash-dev libssl-dev \
-        libre2-dev libsimdjson-dev libseccomp-dev python3-pytest python3-jsonschema \
-        strace jq hyperfine chromium \
-        dpkg-dev lintian groff man-db bash-completion zsh fish
+# What building and the demo need (make run installs only these), and what the tests add
+# (make test): the fuzzers' clang, pytest, strace, the browser, the package's checkers, shells.
+BUILD_DEBS := cmake ninja-build g++ libgtest-dev libxxhash-dev libssl-dev libre2-dev \
+        libsimdjson-dev libseccomp-dev python3 dpkg-dev
+TEST_DEBS := clang python3-pytest python3-jsonschema strace jq hyperfine chromium \
+        lintian groff man-db bash-completion zsh fish
 # What make bench compares against, and the tree it searches.
 BENCH_DEBS := ripgrep ugrep fd-find fzf linux-source-6.1 coreutils findutils sed
 # Installs the Debian packages of $(1) that are missing.
@@ -15,20 +17,28 @@ install_missing = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || ec
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-.PHONY: build run test deps unit conformance mcp fuzz dist install deb bench schemas site clean
+.PHONY: build run test deps test-deps unit conformance mcp fuzz dist install deb bench schemas site clean
+
+configure = test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
 build:
-	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	@$(configure)
 	@cmake --build $(BUILD)
 
 # Debian's packages, then Debian's source package of simdjson, the version of the installed
 # libsimdjson-dev, which CMake compiles and links statically (gen/simdjson_source.py).
 deps:
-	@$(call install_missing,$(DEBS))
+	@$(call install_missing,$(BUILD_DEBS))
 	@$(PY) -B gen/simdjson_source.py --out $(BUILD)/deps/simdjson
 
+test-deps: deps
+	@$(call install_missing,$(TEST_DEBS))
+
+# The demo needs only what is shipped (the target dist: the tools, tack-mcp, tack and what is
+# generated from them), not the tests' binaries.
 run: deps
-	@$(MAKE) --no-print-directory build
+	@$(configure)
+	@cmake --build $(BUILD) --target dist
 	@bash demo/run.sh $(BUILD)/bin
 
 unit: build
@@ -54,7 +64,7 @@ fuzz: build
 dist: build
 	@TACK_BUILD=$(abspath $(BUILD)) $(PY) -m pytest -q -p no:cacheprovider tests/dist
 
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory conformance
@@ -81,7 +91,7 @@ site: build
 	@$(PY) gen/site.py --bin $(BUILD)/bin --out $(BUILD)/site
 
 # Every figure side by side with its incumbent; the report is $(BUILD)/bench/report.md.
-bench: deps
+bench: test-deps
 	@$(call install_missing,$(BENCH_DEBS))
 	@$(MAKE) --no-print-directory build
 	@bash bench/run.sh $(BUILD)/bin
