@@ -1,4 +1,4 @@
-// child.cpp — fork, exec and supervise one tool (see child.h).
+// child.cpp — hand one started tool its call and supervise it (see child.h).
 #include "mcp/child.h"
 
 #include <fcntl.h>
@@ -11,15 +11,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <set>
+
+#include "runner/waiting.h"
 
 namespace mcp {
 
 namespace {
-
-std::mutex g_mu;
-std::set<pid_t> g_groups;
 
 uint64_t now_ms() {
   timespec ts;
@@ -34,68 +31,18 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-void kill_all_children() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  for (pid_t g : g_groups) kill(-g, SIGKILL);
-}
-
-ChildResult run_child(const std::vector<std::string>& argv, const std::string& stdin_data,
+ChildResult run_child(Waiting w, const std::vector<std::string>& argv, const std::string& stdin_data,
                       uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel) {
   ChildResult r;
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    return r;
-  }
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[0]), close(in[1]);
-    return r;
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return r;
-  }
-  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  char* envp[] = {nullptr};
-
-  pid_t pid;
-  {
-    // Registered under the lock, so kill_all_children never misses a group being born.
-    std::lock_guard<std::mutex> lock(g_mu);
-    pid = fork();
-    if (pid == 0) {
-      setpgid(0, 0);
-      sigset_t none;
-      sigemptyset(&none);
-      sigprocmask(SIG_SETMASK, &none, nullptr);  // the server blocks these for its own thread
-      signal(SIGPIPE, SIG_DFL);
-      dup2(in[0], 0);
-      dup2(out[1], 1);
-      dup2(err[1], 2);
-      syscall(SYS_close_range, 3, ~0u, 0);
-      execve(args[0], args.data(), envp);
-      _exit(127);
-    }
-    if (pid > 0) {
-      setpgid(pid, pid);  // also here: whichever runs first, the group exists before a kill
-      g_groups.insert(pid);
-    }
-  }
-  close(in[0]), close(out[1]), close(err[1]);
-  if (pid < 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[1]), close(out[0]), close(err[0]);
-    return r;
-  }
-  int fin = in[1], fout = out[0], ferr = err[0];
+  // The argv goes first on its standard input, then the call's own stdin (waiting.h).
+  const std::string feed = contract::waiting::encode(argv) + stdin_data;
+  const pid_t pid = w.pid;
+  int &fin = w.in, &fout = w.out, &ferr = w.err;
   fcntl(fin, F_SETFL, O_NONBLOCK);
-  if (stdin_data.empty()) close_fd(fin);
   size_t written = 0;
+  // Most calls' feed fits the pipe: written at once, without waiting for the poll to say so.
+  if (ssize_t n = write(fin, feed.data(), feed.size()); n > 0) written = static_cast<size_t>(n);
+  if (written == feed.size()) close_fd(fin);
   const uint64_t deadline = now_ms() + timeout_ms;
   bool killed = false;
   auto kill_group = [&] {
@@ -125,10 +72,10 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
     if (k < 0 && errno != EINTR) break;
     if (k <= 0) continue;
     if (i_in >= 0 && (fds[i_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(fin, stdin_data.data() + written, stdin_data.size() - written);
-      if (w > 0) written += static_cast<size_t>(w);
-      if (w < 0 && errno != EAGAIN && errno != EINTR) close_fd(fin);  // the tool stopped reading
-      if (written == stdin_data.size()) close_fd(fin);
+      ssize_t n = write(fin, feed.data() + written, feed.size() - written);
+      if (n > 0) written += static_cast<size_t>(n);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) close_fd(fin);  // the tool stopped reading
+      if (written == feed.size()) close_fd(fin);
     }
     if (i_out >= 0 && (fds[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t got = read(fout, buf, sizeof buf);
@@ -178,14 +125,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
     }
   }
   if (pidfd >= 0) close(pidfd);
-  kill(-pid, SIGKILL);  // nothing of the group outlives the call
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    g_groups.erase(pid);
-  }
+  int status = discard(w);  // its group killed: nothing of it outlives the call
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;

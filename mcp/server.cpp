@@ -22,15 +22,16 @@
 
 #include "contract/context.h"
 #include "contract/json.h"
-#include "mcp/answer.h"
 #include "mcp/built.h"
+#include "mcp/call.h"
 #include "mcp/catalog.h"
-#include "mcp/frames.h"
-#include "mcp/child.h"
+#include "mcp/confine.h"
 #include "mcp/content.h"
+#include "mcp/frames.h"
 #include "mcp/json_in.h"
 #include "mcp/options.h"
-#include "os/sandbox.h"
+#include "mcp/pool.h"
+#include "mcp/roots.h"
 
 namespace mcp {
 
@@ -40,6 +41,9 @@ using contract::Json;
 
 constexpr const char* kVersions[] = {"2025-11-25", "2025-06-18"};  // the current, the previous
 constexpr size_t kMaxMessage = 8u << 20;                           // one message, in bytes
+// Processes kept waiting for each tool a session has called (pool.h): one for the next call,
+// one more for a call that comes before the first's replacement has started.
+constexpr size_t kWaitingPerTool = 2;
 
 // A line on standard error, "tack-mcp: TEXT" (standard output is the protocol's).
 void say(const std::string& text) {
@@ -58,7 +62,7 @@ struct Job {
 
 class Server {
  public:
-  explicit Server(Options o) : opt_(std::move(o)) {}
+  explicit Server(Options o) : opt_(std::move(o)), roots_(opt_.root), pool_(kWaitingPerTool) {}
   int run();
 
  private:
@@ -71,9 +75,7 @@ class Server {
   void ask_roots();
   void worker();
   Json call(const Job& job);
-  std::optional<std::string> call_root(const ToolEntry& t, const Json& args, Json& refusal);
   Json tools_list();
-  std::optional<std::string> confine() const;
   // The tools' entries, built from their introspect at the first request that needs them (a
   // start answers initialize without parsing a table); then fixed.
   const std::vector<ToolEntry>& tools();
@@ -93,11 +95,8 @@ class Server {
   std::deque<Job> queue_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;
   bool stopping_ = false;
-  // Roots: whether the client offers them, the pending request, the narrowed roots.
-  bool client_roots_ = false, roots_pending_ = false, roots_known_ = false;
-  std::vector<std::string> roots_;
-  int roots_seq_ = 0;
-  std::string pending_roots_id_;
+  Roots roots_;
+  Pool pool_;
 };
 
 void Server::send(const Json& msg) {
@@ -140,11 +139,7 @@ Json Server::tools_list() {
 }
 
 void Server::ask_roots() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!client_roots_) return;
-  pending_roots_id_ = "tack-roots-" + std::to_string(++roots_seq_);
-  roots_pending_ = true;
-  send(Json::object({{"jsonrpc", "2.0"}, {"id", pending_roots_id_}, {"method", "roots/list"}}));
+  if (auto id = roots_.ask()) send(Json::object({{"jsonrpc", "2.0"}, {"id", *id}, {"method", "roots/list"}}));
 }
 
 void Server::notification(const std::string& method, const Json& params) {
@@ -170,10 +165,7 @@ void Server::request(const Json& id, const std::string& method, const Json& para
     for (const char* v : kVersions)
       if (asked == v) version = v;
     const Json* caps = params.type() == Json::Type::Object ? params.get("capabilities") : nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      client_roots_ = caps && caps->type() == Json::Type::Object && caps->get("roots") != nullptr;
-    }
+    roots_.offered(caps && caps->type() == Json::Type::Object && caps->get("roots") != nullptr);
     reply(id, Json::object({{"protocolVersion", version},
                             {"capabilities", Json::object({{"tools", Json::object({{"listChanged", false}})}})},
                             {"serverInfo", Json::object({{"name", "tack-mcp"}, {"title", "tack"}, {"version", TACK_VERSION}})},
@@ -220,29 +212,7 @@ void Server::handle(const Json& msg) {
   if (!method) {
     // A response to the server's own request (roots/list).
     if (!id) return reply_error(Json(), -32600, "a message with neither method nor id");
-    std::lock_guard<std::mutex> lock(mu_);
-    if (id->type() == Json::Type::Str && id->str() == pending_roots_id_) {
-      roots_pending_ = false;
-      roots_known_ = true;
-      roots_.clear();
-      const Json* result = msg.get("result");
-      const Json* list = result && result->type() == Json::Type::Object ? result->get("roots") : nullptr;
-      if (!list || list->type() != Json::Type::Array) {
-        roots_known_ = false;  // an error answer: no narrowing was declared
-      } else {
-        for (auto& r : list->items()) {
-          const std::string* uri = string_member(r, "uri");
-          std::string path = uri ? real(decode_file_uri(*uri)) : "";
-          if (path.empty()) continue;
-          if (beneath(path, opt_.root))
-            roots_.push_back(path);
-          else if (beneath(opt_.root, path))
-            roots_.push_back(opt_.root);
-        }
-      }
-      cv_.notify_all();
-    }
-    return;
+    return roots_.response(*id, msg);
   }
   const Json params = msg.get("params") ? *msg.get("params") : Json::object();
   if (!id) return notification(*method, params);
@@ -251,220 +221,16 @@ void Server::handle(const Json& msg) {
   request(*id, *method, params);
 }
 
-std::optional<std::string> Server::call_root(const ToolEntry& t, const Json& args, Json& refusal) {
-  std::vector<std::string> bounds;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    // A call made while the client's roots are on their way waits for them (briefly).
-    cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !roots_pending_; });
-    bounds = roots_known_ ? roots_ : std::vector<std::string>{opt_.root};
-  }
-  std::string root = bounds.empty() ? "" : bounds[0];
-  const std::string* asked = string_member(args, "root");
-  if (asked) {
-    std::string want = *asked;
-    if (want.empty() || want == ".") {
-      want = opt_.root;
-    } else {
-      if (want[0] != '/') want = opt_.root + "/" + want;
-      for (size_t k = 0; k <= want.size();) {
-        size_t e = want.find('/', k);
-        if (e == std::string::npos) e = want.size();
-        if (want.compare(k, e - k, "..") == 0 && e - k == 2) {
-          refusal = tack_error("INVALID_ARGS", "path.dotdot", "the root '" + *asked + "' has a '..' component.",
-                               "name the directory without '..'", Json::object({{"path", *asked}}));
-          return std::nullopt;
-        }
-        k = e + 1;
-      }
-      std::string r = real(want);
-      want = r.empty() ? want : r;
-    }
-    root.clear();
-    for (auto& b : bounds)
-      if (beneath(want, b)) root = want;
-  }
-  if (root.empty()) {
-    std::string shown = asked ? *asked : opt_.root;
-    refusal = tack_error("PERMISSION_DENIED", "path.outside-root",
-                         "'" + shown + "' is outside the roots this server may use.",
-                         "use a directory beneath one of the client's roots",
-                         Json::object({{"path", shown}, {"roots", [&] {
-                                                          Json a = Json::array();
-                                                          for (auto& b : bounds) a.push(b);
-                                                          return a;
-                                                        }()}}));
-    return std::nullopt;
-  }
-  (void)t;
-  return root;
-}
-
 Json Server::call(const Job& job) {
   const ToolEntry& t = *job.tool;
-  auto text_result = [](const std::string& text, bool error) {
-    return Json::object({{"content", Json::array({Json::object({{"type", "text"}, {"text", text}})})},
-                         {"isError", error}});
-  };
-  // A tagged error the server finds itself (a root outside the client's, an argument no
-  // property has), answered in the tool's own shape.
-  auto refuse = [&](const Json& err) {
-    Json structured;
-    if (t.stream) {
-      structured = Json::object({{"records", Json::array({Json::object({{"type", "error"}, {"error", err}})})},
-                                 {"end", Json::object({{"type", "end"}, {"ok", false}, {"command", t.name},
-                                                       {"schema", t.schema_id}, {"complete", false},
-                                                       {"truncated", false}, {"next", Json()}})}});
-    } else {
-      structured = Json::object({{"ok", false}, {"command", t.name}, {"schema", t.schema_id},
-                                 {"error", err}, {"errors", Json::array({err})},
-                                 {"meta", Json::object({{"version", TACK_VERSION}})}});
-    }
-    Json res = text_result(opt_.content_json ? Json::object({{"ok", false}, {"errors", Json::array({err})}}).dump()
-                                             : error_text(t, err),
-                           true);
-    res.set("structuredContent", std::move(structured));
-    return res;
-  };
-  Json refusal;
   std::string root = opt_.root;
   if (t.takes_root) {
-    auto r = call_root(t, job.arguments, refusal);
-    if (!r) return refuse(refusal);
+    Json refused;
+    auto r = roots_.for_call(job.arguments, refused);
+    if (!r) return refusal(opt_, t, refused);
     root = *r;
   }
-  std::string stdin_data;
-  std::optional<ArgumentError> bad;
-  std::vector<std::string> argv = build_argv(t, job.arguments, root, stdin_data, bad);
-  if (bad) {
-    Json err = tack_error("INVALID_ARGS", bad->rule, bad->message, bad->hint, bad->detail);
-    if (bad->hint.empty()) err.set("hint", Json());
-    // One fix that clears it: the same call with the argument it meant, as a retry.
-    std::string unused;
-    std::optional<ArgumentError> still;
-    std::vector<std::string> fixed;
-    if (!bad->retry.is_null()) fixed = build_argv(t, bad->retry, root, unused, still);
-    if (!fixed.empty() && !still) {
-      Json plain = Json::array({t.name});
-      for (size_t i = t.takes_root ? 3 : 1; i < fixed.size(); ++i) plain.push(fixed[i]);
-      err.set("repair", Json::object({{"kind", "retry"}, {"argv", std::move(plain)}, {"tool", t.name},
-                                      {"arguments", bad->retry}}));
-    }
-    return refuse(err);
-  }
-  ChildResult c = run_child(argv, stdin_data, opt_.timeout_ms, opt_.max_output, job.cancel.get());
-  if (!c.spawn_error.empty()) return text_result("tack-mcp: " + t.name + " could not start: " + c.spawn_error, true);
-  if (c.timed_out)
-    return text_result("tack-mcp: limit.timeout: " + t.name + " ran past " + std::to_string(opt_.timeout_ms) +
-                           " ms and was killed; nothing it printed is returned.", true);
-  if (c.capped)
-    return text_result("tack-mcp: limit.output: " + t.name + " printed more than " + std::to_string(opt_.max_output) +
-                           " bytes and was killed; ask for less (a smaller range or --max-count).", true);
-  if (c.signal != 0)
-    return text_result("tack-mcp: " + t.name + " was ended by signal " + std::to_string(c.signal) + ".", true);
-
-  // A retry repair also comes as the arguments of the same tool.
-  auto add_arguments = [&](Json& err) {
-    const Json* rep = err.get("repair");
-    const std::string* kind = rep ? string_member(*rep, "kind") : nullptr;
-    if (!kind || *kind != "retry") return;
-    const Json* rargv = rep->get("argv");
-    if (!rargv || rargv->type() != Json::Type::Array) return;
-    std::vector<std::string> a;
-    for (auto& x : rargv->items()) {
-      if (x.type() != Json::Type::Str) return;
-      a.push_back(x.str());
-    }
-    // The repair may name another tool beside this one (seek's long line: peek --bytes).
-    const std::string base = a[0].substr(a[0].rfind('/') + 1);
-    auto target = std::find_if(tools_.begin(), tools_.end(), [&](const ToolEntry& e) { return e.name == base; });
-    if (target == tools_.end()) return;
-    if (auto args = argv_to_arguments(*target, a, root, opt_.root, stdin_data)) {
-      Json r = *rep;
-      r.set("tool", target->name);
-      r.set("arguments", std::move(*args));
-      // The argv as the tool's own, without this machine's paths: its name, then the rest
-      // without the root the server gave it.
-      Json plain = Json::array({target->name});
-      for (size_t i = 1; i < a.size(); ++i) {
-        if (a[i] == "--root" && i + 1 < a.size() && a[i + 1] == root) {
-          ++i;
-          continue;
-        }
-        if (a[i] == "--root=" + root) continue;
-        plain.push(a[i]);
-      }
-      r.set("argv", std::move(plain));
-      err.set("repair", std::move(r));
-    }
-  };
-
-  Json structured;
-  std::string text;
-  bool ok = false;
-  if (!t.stream) {
-    auto doc = parse_json(c.out);
-    if (!doc || doc->type() != Json::Type::Object)
-      return text_result("tack-mcp: " + t.name + " gave no JSON answer (exit " + std::to_string(c.exit_code) +
-                             "): " + c.err.substr(0, 400), true);
-    Json d = *doc;
-    if (const Json* errs = d.get("errors")) {
-      Json fixed = Json::array();
-      for (auto e : errs->items()) {
-        add_arguments(e);
-        fixed.push(std::move(e));
-      }
-      d.set("error", fixed.items().empty() ? Json() : fixed.items()[0]);
-      d.set("errors", std::move(fixed));
-    }
-    ok = d.get("ok") && d.get("ok")->as_bool();
-    text = opt_.content_json ? compact_text(d) : document_text(t, d);
-    structured = std::move(d);
-  } else {
-    Json records = Json::array();
-    Json end;
-    bool have_end = false;
-    size_t start = 0;
-    while (start < c.out.size()) {
-      size_t nl = c.out.find('\n', start);
-      if (nl == std::string::npos) nl = c.out.size();
-      auto rec = parse_json(std::string_view(c.out).substr(start, nl - start));
-      start = nl + 1;
-      if (!rec) continue;
-      const std::string* type = string_member(*rec, "type");
-      if (type && *type == "end") {
-        end = *rec;
-        have_end = true;
-        continue;
-      }
-      Json r = *rec;
-      if (type && *type == "error") {
-        if (const Json* e = r.get("error")) {
-          Json ee = *e;
-          add_arguments(ee);
-          r.set("error", std::move(ee));
-        }
-      }
-      records.push(std::move(r));
-    }
-    if (!have_end)
-      return text_result("tack-mcp: " + t.name + "'s answer ended without its end record (exit " +
-                             std::to_string(c.exit_code) + "): treat it as cut short.", true);
-    ok = end.get("ok") && end.get("ok")->as_bool();
-    if (opt_.content_json) {
-      for (auto& r : records.items()) text += r.dump() + "\n";
-      text += end.dump();
-    } else {
-      text = stream_text(t, records, end);
-    }
-    structured = Json::object({{"records", std::move(records)}, {"end", std::move(end)}});
-  }
-  // Bytes that are not UTF-8 (a Latin-1 line) reach the model \xNN-escaped, never altered.
-  if (!contract::valid_utf8(text)) text = contract::printable(text);
-  if (!opt_.content_json) cut_content(text, opt_.max_content);
-  Json res = text_result(text, !ok);
-  res.set("structuredContent", std::move(structured));
-  return res;
+  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root, job.cancel.get());
 }
 
 void Server::worker() {
@@ -489,26 +255,6 @@ void Server::worker() {
   }
 }
 
-// The server's own authority, held by the kernel as a tool's is (os/sandbox.h), as run's
-// supervisor row: it reads and executes anywhere (it starts the tools), and it writes nothing
-// itself, but what it starts inherits its domain, so the kernel lets it write where its tools
-// may: beneath the root, /tmp and its cgroup (run's TMPDIR and pids cgroup). No internet
-// socket, no ptrace, mount or bpf. Each call's tool then narrows this to its own row (a
-// reader, under --read-only every tool, to no write at all).
-std::optional<std::string> Server::confine() const {
-  contract::Tool self;
-  self.name = "tack-mcp";
-  self.effects = contract::kReadFiles | contract::kReadStdin | contract::kStartPrograms;
-  if (std::any_of(chosen_.begin(), chosen_.end(), [](const Built* b) { return b->writes; }))
-    self.effects |= contract::kWriteFiles;
-  int root_fd = open(opt_.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) return "io.not-found: the root cannot be opened";
-  std::optional<contract::Error> e = os::apply_sandbox(self, root_fd, {});
-  close(root_fd);
-  if (e) return std::string(e->rule) + ": " + e->message;
-  return std::nullopt;
-}
-
 int Server::run() {
   {
     std::string self = real("/proc/self/exe");
@@ -522,7 +268,7 @@ int Server::run() {
   chosen_ = std::move(chosen.tools);
   contract_ = instructions();
 
-  if (auto failed = confine()) {
+  if (auto failed = confine(chosen_, opt_.root)) {
     say(*failed);
     return 1;
   }
@@ -556,6 +302,7 @@ int Server::run() {
   cv_.notify_all();
   kill_all_children();
   for (auto& w : workers_) w.join();
+  pool_.stop();
   return 0;
 }
 
