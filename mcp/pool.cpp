@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <shared_mutex>
 #include <vector>
 
 #include "runner/waiting.h"
@@ -19,8 +20,12 @@ namespace mcp {
 
 namespace {
 
+// Every group started and not yet reaped. A start holds g_starting shared (starts run side by
+// side, and a call reaping its own process never waits for one), kill_all_children holds it
+// exclusive: it never misses a group being born.
+std::shared_mutex g_starting;
 std::mutex g_mu;
-std::set<pid_t> g_groups;  // every group started and not yet reaped
+std::set<pid_t> g_groups;
 
 bool binary_id(const std::string& path, BinaryId& id) {
   struct stat st;
@@ -44,6 +49,7 @@ void close_fd(int& fd) {
 }  // namespace
 
 void kill_all_children() {
+  std::unique_lock<std::shared_mutex> starts(g_starting);
   std::lock_guard<std::mutex> lock(g_mu);
   for (pid_t g : g_groups) kill(-g, SIGKILL);
 }
@@ -92,11 +98,14 @@ Waiting start_waiting(const std::string& path, std::string& error) {
   char* envp[] = {nullptr};
   int rc;
   {
-    // Registered under the lock, so kill_all_children never misses a group being born (the
-    // group exists when posix_spawn returns: the child has executed by then).
-    std::lock_guard<std::mutex> lock(g_mu);
+    // The group exists when posix_spawn returns (the child has executed by then), and is
+    // registered before kill_all_children can run.
+    std::shared_lock<std::shared_mutex> starting(g_starting);
     rc = posix_spawn(&w.pid, path.c_str(), &fa, &at, args, envp);
-    if (rc == 0) g_groups.insert(w.pid);
+    if (rc == 0) {
+      std::lock_guard<std::mutex> lock(g_mu);
+      g_groups.insert(w.pid);
+    }
   }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
@@ -146,10 +155,11 @@ Waiting Pool::take(const std::string& path, std::string& error) {
     }
     if (!thread_.joinable()) thread_ = std::thread([this] { refill(); });
   }
-  cv_.notify_one();
   for (auto& w : stale) discard(w);
   return got.pid > 0 ? got : start_waiting(path, error);
 }
+
+void Pool::refill_now() { cv_.notify_one(); }
 
 // The pool's own thread keeps each called tool at its number of waiting processes. It lives
 // as long as the pool: a parent-death signal follows the thread that started the process.

@@ -1,7 +1,8 @@
 // pool.h — tools started ahead of their calls. A call's exec and start-up (about a
 // millisecond) are off its critical path: each tool a session has called keeps a few
 // processes already executed and waiting for their argv (runner/waiting.h). A call takes
-// one, hands it the argv and its stdin, and the pool starts a replacement in the background.
+// one, hands it the argv and its stdin, and once the call is answered the pool starts a
+// replacement in the background.
 //
 // A waiting process is started exactly as a call's own process was: the tool's binary, an
 // empty environment, the server's working directory, its own process group, standard
@@ -58,6 +59,9 @@ class Pool {
   ~Pool() { stop(); }
   // A live process of the binary now at `path`: one waiting, or one started now.
   Waiting take(const std::string& path, std::string& error);
+  // Starts the replacements of the processes taken. Called once a call is answered: a start
+  // (about a millisecond of CPU) then does not compete with the call it would replace.
+  void refill_now();
   // Ends every waiting process and the thread that starts them.
   void stop();
  private:

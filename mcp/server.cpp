@@ -252,6 +252,7 @@ void Server::worker() {
     }
     // A cancelled request gets no answer (the client has stopped waiting for one).
     if (!cancelled) reply(job.id, std::move(result));
+    pool_.refill_now();
   }
 }
 
