@@ -42,7 +42,7 @@ Json refusal(const Options& opt, const ToolEntry& t, const Json& err) {
 }
 
 Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, const std::string& root,
-               const std::atomic<bool>* cancel) {
+               const std::atomic<bool>* cancel, Waiting& ending) {
   std::string stdin_data;
   std::optional<ArgumentError> bad;
   std::vector<std::string> argv = build_argv(t, arguments, root, stdin_data, bad);
@@ -65,7 +65,9 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
   std::string spawn_error;
   Waiting w = env.pool.take(t.bin, spawn_error);
   if (w.pid < 0) return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
-  ChildResult c = run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel);
+  const Whole whole = t.writes || t.starts ? Whole::AtExit : t.stream ? Whole::Stream : Whole::Document;
+  ChildResult c = run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel, whole);
+  if (c.whole_early) ending = w;
   if (c.timed_out)
     return text_result("tack-mcp: limit.timeout: " + t.name + " ran past " + std::to_string(env.opt.timeout_ms) +
                            " ms and was killed; nothing it printed is returned.", true);

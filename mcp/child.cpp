@@ -31,8 +31,18 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-ChildResult run_child(Waiting w, const std::vector<std::string>& argv, const std::string& stdin_data,
-                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel) {
+// Whether `out` holds the whole answer: a document is one line, a stream ends with its end
+// record (written with "type" first).
+bool answer_whole(const std::string& out, Whole whole) {
+  if (whole == Whole::AtExit || out.empty() || out.back() != '\n') return false;
+  if (whole == Whole::Document) return true;
+  size_t last = out.rfind('\n', out.size() - 2);
+  last = last == std::string::npos ? 0 : last + 1;
+  return std::string_view(out).substr(last).starts_with("{\"type\":\"end\",");
+}
+
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, const std::string& stdin_data,
+                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel, Whole whole) {
   ChildResult r;
   // The argv goes first on its standard input, then the call's own stdin (waiting.h).
   const std::string feed = contract::waiting::encode(argv) + stdin_data;
@@ -85,6 +95,10 @@ ChildResult run_child(Waiting w, const std::vector<std::string>& argv, const std
           kill_group();
         } else {
           r.out.append(buf, static_cast<size_t>(got));
+          if (answer_whole(r.out, whole)) {
+            r.whole_early = true;
+            break;
+          }
         }
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(fout);
@@ -100,6 +114,7 @@ ChildResult run_child(Waiting w, const std::vector<std::string>& argv, const std
     }
   }
   close_fd(fin), close_fd(fout), close_fd(ferr);
+  if (r.whole_early) return r;  // the caller reaps it once the answer is sent
   // The tool closed its output: it is ending. Give it until the deadline, then kill it.
   // Its end is awaited on a pidfd (readable when it exits), with the deadline and the cancel
   // flag still watched; without pidfd_open, by polling.

@@ -21,10 +21,19 @@ struct ChildResult {
   int exit_code = -1;        // when it exited
   int signal = 0;            // when a signal ended it
   bool timed_out = false, capped = false, cancelled = false;
+  bool whole_early = false;  // the answer was whole before the tool ended (see Whole)
 };
 
-// Hands `w` its argv and stdin and supervises it to its end; `w` is reaped and closed after.
-ChildResult run_child(Waiting w, const std::vector<std::string>& argv, const std::string& stdin_data,
-                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel);
+// When a call's answer is known to be whole. A reader's process has nothing left to do once
+// its answer is printed, so the answer need not wait for its exit (the unmapping, the wake-ups):
+// Document, one JSON line; Stream, the end record. A tool that changes files or starts
+// programs is always awaited to its exit (AtExit): its locks and its children end with it.
+enum class Whole { AtExit, Document, Stream };
+
+// Hands `w` its argv and stdin and supervises it: to its end, when `w` is reaped and closed
+// (pid -1), or, with whole_early, until its answer is whole, `w` left for the caller to
+// discard once the answer is sent.
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, const std::string& stdin_data,
+                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel, Whole whole);
 
 }  // namespace mcp

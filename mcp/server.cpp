@@ -74,7 +74,7 @@ class Server {
   void notification(const std::string& method, const Json& params);
   void ask_roots();
   void worker();
-  Json call(const Job& job);
+  Json call(const Job& job, Waiting& ending);
   Json tools_list();
   // The tools' entries, built from their introspect at the first request that needs them (a
   // start answers initialize without parsing a table); then fixed.
@@ -221,7 +221,7 @@ void Server::handle(const Json& msg) {
   request(*id, *method, params);
 }
 
-Json Server::call(const Job& job) {
+Json Server::call(const Job& job, Waiting& ending) {
   const ToolEntry& t = *job.tool;
   std::string root = opt_.root;
   if (t.takes_root) {
@@ -230,7 +230,7 @@ Json Server::call(const Job& job) {
     if (!r) return refusal(opt_, t, refused);
     root = *r;
   }
-  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root, job.cancel.get());
+  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root, job.cancel.get(), ending);
 }
 
 void Server::worker() {
@@ -244,7 +244,8 @@ void Server::worker() {
       queue_.pop_front();
     }
     Json result;
-    if (!job.cancel->load()) result = call(job);
+    Waiting ending;  // a reader whose answer came before its end: reaped after the reply
+    if (!job.cancel->load()) result = call(job, ending);
     bool cancelled = job.cancel->load();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -252,6 +253,7 @@ void Server::worker() {
     }
     // A cancelled request gets no answer (the client has stopped waiting for one).
     if (!cancelled) reply(job.id, std::move(result));
+    discard(ending);
     pool_.refill_now();
   }
 }
