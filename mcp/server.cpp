@@ -69,11 +69,13 @@ class Server {
   void send(const Json& msg);
   void reply(const Json& id, Json result);
   void reply_error(const Json& id, int code, const std::string& message);
-  void handle(const Json& msg);
-  void request(const Json& id, const std::string& method, const Json& params);
+  std::optional<Job> handle(const Json& msg);
+  std::optional<Job> request(const Json& id, const std::string& method, const Json& params);
   void notification(const std::string& method, const Json& params);
   void ask_roots();
-  void worker();
+  std::optional<Job> read_until_call();
+  void thread_loop();
+  void serve(Job& job);
   Json call(const Job& job, Waiting& ending);
   Json tools_list();
   // The tools' entries, built from their introspect at the first request that needs them (a
@@ -84,15 +86,23 @@ class Server {
   std::string dir_;                   // where the tools are: beside this binary
   std::vector<const Built*> chosen_;  // --tools, less the writers and starters with --read-only
   std::once_flag tools_once_;
-  std::vector<std::thread> workers_;  // started by the first call (the reading thread's own)
+  std::vector<std::thread> workers_;  // started by the first call, beside the main thread
   std::vector<ToolEntry> tools_;
   std::string contract_;  // the instructions of every initialize
   std::mutex out_mu_;
   bool out_failed_ = false;
 
+  // The reader role (see thread_loop): whichever thread holds it reads and handles messages;
+  // the frames read and not yet handled are its own.
+  FrameReader frames_{kMaxMessage};
+  std::deque<std::pair<std::string, bool>> lines_;  // a line, and whether it was oversized
+  bool eof_ = false;
+
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Job> queue_;
+  bool reading_ = false;  // a thread holds the reader role
+  size_t calls_ = 0;      // calls being served
+  std::deque<Job> queue_;  // calls past --max-concurrent, served as others end
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;
   bool stopping_ = false;
   Roots roots_;
@@ -158,7 +168,7 @@ void Server::notification(const std::string& method, const Json& params) {
   // Other notifications (progress, ...) ask for nothing.
 }
 
-void Server::request(const Json& id, const std::string& method, const Json& params) {
+std::optional<Job> Server::request(const Json& id, const std::string& method, const Json& params) {
   if (method == "initialize") {
     std::string asked = string_member(params, "protocolVersion") ? *string_member(params, "protocolVersion") : "";
     std::string version = kVersions[0];
@@ -170,55 +180,54 @@ void Server::request(const Json& id, const std::string& method, const Json& para
                             {"capabilities", Json::object({{"tools", Json::object({{"listChanged", false}})}})},
                             {"serverInfo", Json::object({{"name", "tack-mcp"}, {"title", "tack"}, {"version", TACK_VERSION}})},
                             {"instructions", contract_}}));
-    return;
+    return std::nullopt;
   }
-  if (method == "ping") return reply(id, Json::object());
-  if (method == "tools/list") return reply(id, tools_list());
+  if (method == "ping") return reply(id, Json::object()), std::nullopt;
+  if (method == "tools/list") return reply(id, tools_list()), std::nullopt;
   if (method == "tools/call") {
     const std::string* name = string_member(params, "name");
-    if (!name) return reply_error(id, -32602, "tools/call needs params.name");
+    if (!name) return reply_error(id, -32602, "tools/call needs params.name"), std::nullopt;
     auto t = std::find_if(tools().begin(), tools().end(), [&](const ToolEntry& e) { return e.name == *name; });
-    if (t == tools().end()) return reply_error(id, -32602, "Unknown tool: " + *name);
+    if (t == tools().end()) return reply_error(id, -32602, "Unknown tool: " + *name), std::nullopt;
     const Json* args = params.get("arguments");
     if (args && args->type() != Json::Type::Object && !args->is_null())
-      return reply_error(id, -32602, "tools/call: arguments must be an object");
+      return reply_error(id, -32602, "tools/call: arguments must be an object"), std::nullopt;
     Job job;
     job.id = id;
     job.key = id.dump();
     job.tool = &*t;
     job.arguments = args && !args->is_null() ? *args : Json::object();
     job.cancel = std::make_shared<std::atomic<bool>>(false);
-    // The workers start with the first call: a session that only lists starts no thread.
+    // The threads start with the first call: a session that only lists starts none.
     if (workers_.empty())
-      for (size_t i = 0; i < opt_.max_concurrent; ++i) workers_.emplace_back([this] { worker(); });
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (running_.count(job.key)) return reply_error(id, -32600, "a request with this id is still running");
-      running_[job.key] = job.cancel;
-      queue_.push_back(std::move(job));
-    }
-    cv_.notify_one();
-    return;
+      for (size_t i = 0; i < opt_.max_concurrent; ++i) workers_.emplace_back([this] { thread_loop(); });
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_.count(job.key))
+      return reply_error(id, -32600, "a request with this id is still running"), std::nullopt;
+    running_[job.key] = job.cancel;
+    return job;
   }
   reply_error(id, -32601, "Method not found: " + method);
+  return std::nullopt;
 }
 
-void Server::handle(const Json& msg) {
-  if (msg.type() != Json::Type::Object) return reply_error(Json(), -32600, "not a JSON-RPC message");
+std::optional<Job> Server::handle(const Json& msg) {
+  if (msg.type() != Json::Type::Object) return reply_error(Json(), -32600, "not a JSON-RPC message"), std::nullopt;
   const Json* id = msg.get("id");
   const std::string* version = string_member(msg, "jsonrpc");
   const std::string* method = string_member(msg, "method");
-  if (!version || *version != "2.0") return reply_error(id ? *id : Json(), -32600, "jsonrpc must be \"2.0\"");
+  if (!version || *version != "2.0")
+    return reply_error(id ? *id : Json(), -32600, "jsonrpc must be \"2.0\""), std::nullopt;
   if (!method) {
     // A response to the server's own request (roots/list).
-    if (!id) return reply_error(Json(), -32600, "a message with neither method nor id");
-    return roots_.response(*id, msg);
+    if (!id) return reply_error(Json(), -32600, "a message with neither method nor id"), std::nullopt;
+    return roots_.response(*id, msg), std::nullopt;
   }
   const Json params = msg.get("params") ? *msg.get("params") : Json::object();
-  if (!id) return notification(*method, params);
+  if (!id) return notification(*method, params), std::nullopt;
   if (id->type() != Json::Type::Str && id->type() != Json::Type::Int && id->type() != Json::Type::Uint)
-    return reply_error(Json(), -32600, "id must be a string or an integer");
-  request(*id, *method, params);
+    return reply_error(Json(), -32600, "id must be a string or an integer"), std::nullopt;
+  return request(*id, *method, params);
 }
 
 Json Server::call(const Job& job, Waiting& ending) {
@@ -233,28 +242,100 @@ Json Server::call(const Job& job, Waiting& ending) {
   return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root, job.cancel.get(), ending);
 }
 
-void Server::worker() {
+void Server::serve(Job& job) {
+  Json result;
+  Waiting ending;  // a reader whose answer came before its end: reaped after the reply
+  if (!job.cancel->load()) result = call(job, ending);
+  bool cancelled = job.cancel->load();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(job.key);
+  }
+  // A cancelled request gets no answer (the client has stopped waiting for one).
+  if (!cancelled) reply(job.id, std::move(result));
+  discard(ending);
+  pool_.refill_now();
+}
+
+// Messages read and handled in order until one is a call to serve; nothing at the end of input.
+std::optional<Job> Server::read_until_call() {
+  char chunk[65536];
   for (;;) {
-    Job job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      job = std::move(queue_.front());
+    while (!lines_.empty()) {
+      auto [line, oversized] = std::move(lines_.front());
+      lines_.pop_front();
+      if (oversized) {
+        reply_error(Json(), -32600, "message longer than " + std::to_string(kMaxMessage) + " bytes");
+      } else if (line.find_first_not_of(" \t\r") != std::string::npos) {
+        auto msg = parse_json(line);
+        if (!msg)
+          reply_error(Json(), -32700, "Parse error");
+        else if (auto job = handle(*msg))
+          return job;
+      }
+    }
+    if (eof_) return std::nullopt;
+    ssize_t n = ::read(0, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof_ = true;  // the client went away
+      continue;
+    }
+    frames_.feed(chunk, static_cast<size_t>(n), [&](std::string_view line, bool oversized) {
+      lines_.emplace_back(oversized ? std::string() : std::string(line), oversized);
+    });
+  }
+}
+
+// Every thread, the main one too, runs this loop. One holds the reader role at a time: it
+// reads and answers messages itself until one is a call, then hands the role on and serves the
+// call on the same thread, so no call waits for a hand-off between threads (a thread woken to
+// read next is woken beside the call, not before it). Past --max-concurrent calls, a call waits
+// in the queue for the first thread whose call ends.
+void Server::thread_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (!queue_.empty() && calls_ < opt_.max_concurrent) {
+      Job job = std::move(queue_.front());
       queue_.pop_front();
+      ++calls_;
+      lock.unlock();
+      serve(job);
+      lock.lock();
+      --calls_;
+      continue;
     }
-    Json result;
-    Waiting ending;  // a reader whose answer came before its end: reaped after the reply
-    if (!job.cancel->load()) result = call(job, ending);
-    bool cancelled = job.cancel->load();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      running_.erase(job.key);
+    if (stopping_) return;
+    if (reading_) {
+      cv_.wait(lock);
+      continue;
     }
-    // A cancelled request gets no answer (the client has stopped waiting for one).
-    if (!cancelled) reply(job.id, std::move(result));
-    discard(ending);
-    pool_.refill_now();
+    reading_ = true;
+    lock.unlock();
+    std::optional<Job> job = read_until_call();
+    lock.lock();
+    reading_ = false;
+    if (!job) {
+      // No one is left to answer: stop everything that runs, and leave.
+      stopping_ = true;
+      queue_.clear();
+      for (auto& [k, flag] : running_) flag->store(true);
+      cv_.notify_all();
+      lock.unlock();
+      kill_all_children();
+      lock.lock();
+      continue;
+    }
+    cv_.notify_one();  // another thread takes the reader role
+    if (calls_ >= opt_.max_concurrent) {
+      queue_.push_back(std::move(*job));
+      continue;
+    }
+    ++calls_;
+    lock.unlock();
+    serve(*job);
+    lock.lock();
+    --calls_;
   }
 }
 
@@ -277,33 +358,7 @@ int Server::run() {
   }
 
 
-  FrameReader frames(kMaxMessage);
-  char chunk[65536];
-  for (;;) {
-    ssize_t n = ::read(0, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the client went away
-    frames.feed(chunk, static_cast<size_t>(n), [&](std::string_view line, bool oversized) {
-      if (oversized) {
-        reply_error(Json(), -32600, "message longer than " + std::to_string(kMaxMessage) + " bytes");
-      } else if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
-        auto msg = parse_json(line);
-        if (!msg)
-          reply_error(Json(), -32700, "Parse error");
-        else
-          handle(*msg);
-      }
-    });
-  }
-  // No one is left to answer: stop everything that runs, and leave.
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    queue_.clear();
-    for (auto& [k, flag] : running_) flag->store(true);
-  }
-  cv_.notify_all();
-  kill_all_children();
+  thread_loop();
   for (auto& w : workers_) w.join();
   pool_.stop();
   return 0;
