@@ -25,24 +25,33 @@ Json text_result(const std::string& text, bool error) {
 Json refusal(const Options& opt, const ToolEntry& t, const Json& err) {
   Json structured;
   if (t.stream) {
-    structured = Json::object({{"records", Json::array({Json::object({{"type", "error"}, {"error", err}})})},
-                               {"end", Json::object({{"type", "end"}, {"ok", false}, {"command", t.name},
-                                                     {"schema", t.schema_id}, {"complete", false},
-                                                     {"truncated", false}, {"next", Json()}})}});
+    structured =
+        Json::object({{"records", Json::array({Json::object({{"type", "error"}, {"error", err}})})},
+                      {"end", Json::object({{"type", "end"},
+                                            {"ok", false},
+                                            {"command", t.name},
+                                            {"schema", t.schema_id},
+                                            {"complete", false},
+                                            {"truncated", false},
+                                            {"next", Json()}})}});
   } else {
-    structured = Json::object({{"ok", false}, {"command", t.name}, {"schema", t.schema_id},
-                               {"error", err}, {"errors", Json::array({err})},
+    structured = Json::object({{"ok", false},
+                               {"command", t.name},
+                               {"schema", t.schema_id},
+                               {"error", err},
+                               {"errors", Json::array({err})},
                                {"meta", Json::object({{"version", TACK_VERSION}})}});
   }
-  Json res = text_result(opt.content_json ? Json::object({{"ok", false}, {"errors", Json::array({err})}}).dump()
-                                          : error_text(t, err),
+  Json res = text_result(opt.content_json
+                             ? Json::object({{"ok", false}, {"errors", Json::array({err})}}).dump()
+                             : error_text(t, err),
                          true);
   res.set("structuredContent", std::move(structured));
   return res;
 }
 
-Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, const std::string& root,
-               const std::atomic<bool>* cancel, Waiting& ending) {
+Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
+               const std::string& root, const std::atomic<bool>* cancel, Waiting& ending) {
   std::string stdin_data;
   std::optional<ArgumentError> bad;
   std::vector<std::string> argv = build_argv(t, arguments, root, stdin_data, bad);
@@ -57,25 +66,36 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
     if (!fixed.empty() && !still) {
       Json plain = Json::array({t.name});
       for (size_t i = t.takes_root ? 3 : 1; i < fixed.size(); ++i) plain.push(fixed[i]);
-      err.set("repair", Json::object({{"kind", "retry"}, {"argv", std::move(plain)}, {"tool", t.name},
+      err.set("repair", Json::object({{"kind", "retry"},
+                                      {"argv", std::move(plain)},
+                                      {"tool", t.name},
                                       {"arguments", bad->retry}}));
     }
     return refusal(env.opt, t, err);
   }
   std::string spawn_error;
   Waiting w = env.pool.take(t.bin, spawn_error);
-  if (w.pid < 0) return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
-  const Whole whole = t.writes || t.starts ? Whole::AtExit : t.stream ? Whole::Stream : Whole::Document;
-  ChildResult c = run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel, whole);
+  if (w.pid < 0)
+    return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
+  const Whole whole = t.writes || t.starts ? Whole::AtExit
+                      : t.stream           ? Whole::Stream
+                                           : Whole::Document;
+  ChildResult c =
+      run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel, whole);
   if (c.whole_early) ending = w;
   if (c.timed_out)
-    return text_result("tack-mcp: limit.timeout: " + t.name + " ran past " + std::to_string(env.opt.timeout_ms) +
-                           " ms and was killed; nothing it printed is returned.", true);
+    return text_result("tack-mcp: limit.timeout: " + t.name + " ran past " +
+                           std::to_string(env.opt.timeout_ms) +
+                           " ms and was killed; nothing it printed is returned.",
+                       true);
   if (c.capped)
-    return text_result("tack-mcp: limit.output: " + t.name + " printed more than " + std::to_string(env.opt.max_output) +
-                           " bytes and was killed; ask for less (a smaller range or --max-count).", true);
+    return text_result("tack-mcp: limit.output: " + t.name + " printed more than " +
+                           std::to_string(env.opt.max_output) +
+                           " bytes and was killed; ask for less (a smaller range or --max-count).",
+                       true);
   if (c.signal != 0)
-    return text_result("tack-mcp: " + t.name + " was ended by signal " + std::to_string(c.signal) + ".", true);
+    return text_result(
+        "tack-mcp: " + t.name + " was ended by signal " + std::to_string(c.signal) + ".", true);
 
   // A retry repair also comes as the arguments of the same tool.
   auto add_arguments = [&](Json& err) {
@@ -91,7 +111,8 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
     }
     // The repair may name another tool beside this one (seek's long line: peek --bytes).
     const std::string base = a[0].substr(a[0].rfind('/') + 1);
-    auto target = std::find_if(env.tools.begin(), env.tools.end(), [&](const ToolEntry& e) { return e.name == base; });
+    auto target = std::find_if(env.tools.begin(), env.tools.end(),
+                               [&](const ToolEntry& e) { return e.name == base; });
     if (target == env.tools.end()) return;
     if (auto args = argv_to_arguments(*target, a, root, env.opt.root, stdin_data)) {
       Json r = *rep;
@@ -119,8 +140,9 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
   if (!t.stream) {
     auto doc = parse_json(c.out);
     if (!doc || doc->type() != Json::Type::Object)
-      return text_result("tack-mcp: " + t.name + " gave no JSON answer (exit " + std::to_string(c.exit_code) +
-                             "): " + c.err.substr(0, 400), true);
+      return text_result("tack-mcp: " + t.name + " gave no JSON answer (exit " +
+                             std::to_string(c.exit_code) + "): " + c.err.substr(0, 400),
+                         true);
     Json d = std::move(*doc);
     const bool as_printed = !d.get("errors");
     if (const Json* errs = d.get("errors")) {
@@ -181,7 +203,8 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
     }
     if (!have_end)
       return text_result("tack-mcp: " + t.name + "'s answer ended without its end record (exit " +
-                             std::to_string(c.exit_code) + "): treat it as cut short.", true);
+                             std::to_string(c.exit_code) + "): treat it as cut short.",
+                         true);
     ok = end.get("ok") && end.get("ok")->as_bool();
     if (env.opt.content_json) {
       for (auto& r : records.items()) text += r.dump() + "\n";
@@ -205,6 +228,5 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments, co
   res.set("structuredContent", std::move(structured));
   return res;
 }
-
 
 }  // namespace mcp

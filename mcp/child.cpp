@@ -41,8 +41,9 @@ bool answer_whole(const std::string& out, Whole whole) {
   return std::string_view(out).substr(last).starts_with("{\"type\":\"end\",");
 }
 
-ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, const std::string& stdin_data,
-                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel, Whole whole) {
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
+                      const std::string& stdin_data, uint64_t timeout_ms, size_t max_output,
+                      const std::atomic<bool>* cancel, Whole whole) {
   ChildResult r;
   // The argv goes first on its standard input, then the call's own stdin (waiting.h).
   const std::string feed = contract::waiting::encode(argv) + stdin_data;
@@ -107,7 +108,8 @@ ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, const st
     if (i_err >= 0 && (fds[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t got = read(ferr, buf, sizeof buf);
       if (got > 0) {
-        if (r.err.size() < 65536) r.err.append(buf, std::min<size_t>(static_cast<size_t>(got), 65536 - r.err.size()));
+        if (r.err.size() < 65536)
+          r.err.append(buf, std::min<size_t>(static_cast<size_t>(got), 65536 - r.err.size()));
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(ferr);
       }

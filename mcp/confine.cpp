@@ -17,7 +17,8 @@ namespace mcp {
 // may: beneath the root, /tmp and its cgroup (run's TMPDIR and pids cgroup). No internet
 // socket, no ptrace, mount or bpf. Each call's tool then narrows this to its own row (a
 // reader, under --read-only every tool, to no write at all).
-std::optional<std::string> confine(const std::vector<const Built*>& chosen, const std::string& root) {
+std::optional<std::string> confine(const std::vector<const Built*>& chosen,
+                                   const std::string& root) {
   contract::Tool self;
   self.name = "tack-mcp";
   self.effects = contract::kReadFiles | contract::kReadStdin | contract::kStartPrograms;

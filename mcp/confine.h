@@ -10,6 +10,7 @@
 namespace mcp {
 
 // Installs the server's sandbox (see confine.cpp); "rule: message" when it cannot.
-std::optional<std::string> confine(const std::vector<const Built*>& chosen, const std::string& root);
+std::optional<std::string> confine(const std::vector<const Built*>& chosen,
+                                   const std::string& root);
 
 }  // namespace mcp

@@ -38,7 +38,8 @@ bool binary_id(const std::string& path, BinaryId& id) {
 // Not yet ended (WNOWAIT: a dead one stays to be reaped, its group id not reused meanwhile).
 bool alive(pid_t pid) {
   siginfo_t info{};
-  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == 0;
 }
 
 void close_fd(int& fd) {
@@ -86,7 +87,8 @@ Waiting start_waiting(const std::string& path, std::string& error) {
   // Its own group (killed as one), no signal blocked (the server blocks some for its own
   // thread), SIGPIPE back to its default (the server ignores it, and an ignored signal stays
   // ignored across exec).
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&at,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&at, 0);
   sigset_t none, pipe_default;
   sigemptyset(&none);
@@ -94,7 +96,8 @@ Waiting start_waiting(const std::string& path, std::string& error) {
   sigaddset(&pipe_default, SIGPIPE);
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &pipe_default);
-  char* args[] = {const_cast<char*>(path.c_str()), const_cast<char*>(contract::waiting::kFlag), nullptr};
+  char* args[] = {const_cast<char*>(path.c_str()), const_cast<char*>(contract::waiting::kFlag),
+                  nullptr};
   char* envp[] = {nullptr};
   int rc;
   {
@@ -159,7 +162,9 @@ Waiting Pool::take(const std::string& path, std::string& error) {
   return got.pid > 0 ? got : start_waiting(path, error);
 }
 
-void Pool::refill_now() { cv_.notify_one(); }
+void Pool::refill_now() {
+  cv_.notify_one();
+}
 
 // The pool's own thread keeps each called tool at its number of waiting processes. It lives
 // as long as the pool: a parent-death signal follows the thread that started the process.

@@ -64,6 +64,7 @@ class Pool {
   void refill_now();
   // Ends every waiting process and the thread that starts them.
   void stop();
+
  private:
   void refill();
 

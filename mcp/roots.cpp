@@ -31,7 +31,8 @@ void Roots::response(const Json& id, const Json& msg) {
   known_ = true;
   roots_.clear();
   const Json* result = msg.get("result");
-  const Json* list = result && result->type() == Json::Type::Object ? result->get("roots") : nullptr;
+  const Json* list =
+      result && result->type() == Json::Type::Object ? result->get("roots") : nullptr;
   if (!list || list->type() != Json::Type::Array) {
     known_ = false;  // an error answer: no narrowing was declared
   } else {
@@ -67,7 +68,8 @@ std::optional<std::string> Roots::for_call(const Json& args, Json& refusal) {
         size_t e = want.find('/', k);
         if (e == std::string::npos) e = want.size();
         if (want.compare(k, e - k, "..") == 0 && e - k == 2) {
-          refusal = tack_error("INVALID_ARGS", "path.dotdot", "the root '" + *asked + "' has a '..' component.",
+          refusal = tack_error("INVALID_ARGS", "path.dotdot",
+                               "the root '" + *asked + "' has a '..' component.",
                                "name the directory without '..'", Json::object({{"path", *asked}}));
           return std::nullopt;
         }

@@ -67,7 +67,8 @@ bool receive(int argc, char** argv, std::vector<std::string>& out) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (!parent_is_server(argv[0])) return false;
   uint32_t n = 0;
-  if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage) std::_Exit(0);
+  if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage)
+    std::_Exit(0);
   std::string body(n, '\0');
   if (!read_exact(body.data(), n) || body.back() != '\0') std::_Exit(0);
   for (size_t k = 0; k < body.size();) {
