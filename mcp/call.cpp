@@ -74,14 +74,20 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
     return refusal(env.opt, t, err);
   }
   std::string spawn_error;
-  Waiting w = env.pool.take(t.bin, spawn_error);
-  if (w.pid < 0)
-    return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
   const Whole whole = t.writes || t.starts ? Whole::AtExit
                       : t.stream           ? Whole::Stream
                                            : Whole::Document;
-  ChildResult c =
-      run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel, whole);
+  Waiting w;
+  ChildResult c;
+  // A process that ended before its argv reached it ran nothing: the call goes to another.
+  for (int attempt = 0; attempt < 2 && (attempt == 0 || c.never_started); ++attempt) {
+    w = env.pool.take(t.bin, spawn_error);
+    if (w.pid < 0)
+      return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
+    c = run_child(w, argv, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel, whole);
+  }
+  if (c.never_started)
+    return text_result("tack-mcp: " + t.name + " ended before it could take the call.", true);
   if (c.whole_early) ending = w;
   if (c.timed_out)
     return text_result("tack-mcp: limit.timeout: " + t.name + " ran past " +

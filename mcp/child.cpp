@@ -52,7 +52,15 @@ ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
   fcntl(fin, F_SETFL, O_NONBLOCK);
   size_t written = 0;
   // Most calls' feed fits the pipe: written at once, without waiting for the poll to say so.
-  if (ssize_t n = write(fin, feed.data(), feed.size()); n > 0) written = static_cast<size_t>(n);
+  ssize_t first = write(fin, feed.data(), feed.size());
+  if (first < 0 && errno == EPIPE) {
+    // It ended before it could read a byte of its argv (killed while it waited, after the
+    // pool saw it alive): this call never ran in it.
+    r.never_started = true;
+    discard(w);
+    return r;
+  }
+  if (first > 0) written = static_cast<size_t>(first);
   if (written == feed.size()) close_fd(fin);
   const uint64_t deadline = now_ms() + timeout_ms;
   bool killed = false;

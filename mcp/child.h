@@ -21,7 +21,8 @@ struct ChildResult {
   int exit_code = -1;  // when it exited
   int signal = 0;      // when a signal ended it
   bool timed_out = false, capped = false, cancelled = false;
-  bool whole_early = false;  // the answer was whole before the tool ended (see Whole)
+  bool whole_early = false;    // the answer was whole before the tool ended (see Whole)
+  bool never_started = false;  // it had ended before its argv could be written
 };
 
 // When a call's answer is known to be whole. A reader's process has nothing left to do once
