@@ -148,7 +148,8 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
   t.stream = string_member(in, "output") && *string_member(in, "output") == "stream";
   const Json* effects = member(in, "effects");
   t.writes = effects && is_true(member(*effects, "writes_files"));
-  bool starts = effects && is_true(member(*effects, "starts_programs"));
+  t.starts = effects && is_true(member(*effects, "starts_programs"));
+  const bool starts = t.starts;
   std::vector<std::string> offered;
   for (auto& n : member(in, "mcp_flags") ? member(in, "mcp_flags")->items() : std::vector<Json>{})
     if (n.type() == Json::Type::Str) offered.push_back(n.str());

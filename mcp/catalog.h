@@ -46,6 +46,7 @@ struct ToolEntry {
   std::string bin;                // absolute path of the tool's binary
   bool stream = false;            // NDJSON answer (gathered into {records, end})
   bool writes = false;            // declares the write effect
+  bool starts = false;            // declares the effect of starting programs
   bool takes_root = true;
   std::vector<Prop> props;
   contract::Json descriptor;      // the tools/list entry

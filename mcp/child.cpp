@@ -1,4 +1,4 @@
-// child.cpp — fork, exec and supervise one tool (see child.h).
+// child.cpp — hand one started tool its call and supervise it (see child.h).
 #include "mcp/child.h"
 
 #include <fcntl.h>
@@ -11,15 +11,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <set>
+
+#include "runner/waiting.h"
 
 namespace mcp {
 
 namespace {
-
-std::mutex g_mu;
-std::set<pid_t> g_groups;
 
 uint64_t now_ms() {
   timespec ts;
@@ -34,68 +31,37 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-void kill_all_children() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  for (pid_t g : g_groups) kill(-g, SIGKILL);
+// Whether `out` holds the whole answer: a document is one line, a stream ends with its end
+// record (written with "type" first).
+bool answer_whole(const std::string& out, Whole whole) {
+  if (whole == Whole::AtExit || out.empty() || out.back() != '\n') return false;
+  if (whole == Whole::Document) return true;
+  size_t last = out.rfind('\n', out.size() - 2);
+  last = last == std::string::npos ? 0 : last + 1;
+  return std::string_view(out).substr(last).starts_with("{\"type\":\"end\",");
 }
 
-ChildResult run_child(const std::vector<std::string>& argv, const std::string& stdin_data,
-                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel) {
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
+                      const std::string& stdin_data, uint64_t timeout_ms, size_t max_output,
+                      const std::atomic<bool>* cancel, Whole whole) {
   ChildResult r;
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    return r;
-  }
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[0]), close(in[1]);
-    return r;
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return r;
-  }
-  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  char* envp[] = {nullptr};
-
-  pid_t pid;
-  {
-    // Registered under the lock, so kill_all_children never misses a group being born.
-    std::lock_guard<std::mutex> lock(g_mu);
-    pid = fork();
-    if (pid == 0) {
-      setpgid(0, 0);
-      sigset_t none;
-      sigemptyset(&none);
-      sigprocmask(SIG_SETMASK, &none, nullptr);  // the server blocks these for its own thread
-      signal(SIGPIPE, SIG_DFL);
-      dup2(in[0], 0);
-      dup2(out[1], 1);
-      dup2(err[1], 2);
-      syscall(SYS_close_range, 3, ~0u, 0);
-      execve(args[0], args.data(), envp);
-      _exit(127);
-    }
-    if (pid > 0) {
-      setpgid(pid, pid);  // also here: whichever runs first, the group exists before a kill
-      g_groups.insert(pid);
-    }
-  }
-  close(in[0]), close(out[1]), close(err[1]);
-  if (pid < 0) {
-    r.spawn_error = std::strerror(errno);
-    close(in[1]), close(out[0]), close(err[0]);
-    return r;
-  }
-  int fin = in[1], fout = out[0], ferr = err[0];
+  // The argv goes first on its standard input, then the call's own stdin (waiting.h).
+  const std::string feed = contract::waiting::encode(argv) + stdin_data;
+  const pid_t pid = w.pid;
+  int &fin = w.in, &fout = w.out, &ferr = w.err;
   fcntl(fin, F_SETFL, O_NONBLOCK);
-  if (stdin_data.empty()) close_fd(fin);
   size_t written = 0;
+  // Most calls' feed fits the pipe: written at once, without waiting for the poll to say so.
+  ssize_t first = write(fin, feed.data(), feed.size());
+  if (first < 0 && errno == EPIPE) {
+    // It ended before it could read a byte of its argv (killed while it waited, after the
+    // pool saw it alive): this call never ran in it.
+    r.never_started = true;
+    discard(w);
+    return r;
+  }
+  if (first > 0) written = static_cast<size_t>(first);
+  if (written == feed.size()) close_fd(fin);
   const uint64_t deadline = now_ms() + timeout_ms;
   bool killed = false;
   auto kill_group = [&] {
@@ -125,10 +91,10 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
     if (k < 0 && errno != EINTR) break;
     if (k <= 0) continue;
     if (i_in >= 0 && (fds[i_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(fin, stdin_data.data() + written, stdin_data.size() - written);
-      if (w > 0) written += static_cast<size_t>(w);
-      if (w < 0 && errno != EAGAIN && errno != EINTR) close_fd(fin);  // the tool stopped reading
-      if (written == stdin_data.size()) close_fd(fin);
+      ssize_t n = write(fin, feed.data() + written, feed.size() - written);
+      if (n > 0) written += static_cast<size_t>(n);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) close_fd(fin);  // the tool stopped reading
+      if (written == feed.size()) close_fd(fin);
     }
     if (i_out >= 0 && (fds[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t got = read(fout, buf, sizeof buf);
@@ -138,6 +104,10 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
           kill_group();
         } else {
           r.out.append(buf, static_cast<size_t>(got));
+          if (answer_whole(r.out, whole)) {
+            r.whole_early = true;
+            break;
+          }
         }
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(fout);
@@ -146,13 +116,15 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
     if (i_err >= 0 && (fds[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t got = read(ferr, buf, sizeof buf);
       if (got > 0) {
-        if (r.err.size() < 65536) r.err.append(buf, std::min<size_t>(static_cast<size_t>(got), 65536 - r.err.size()));
+        if (r.err.size() < 65536)
+          r.err.append(buf, std::min<size_t>(static_cast<size_t>(got), 65536 - r.err.size()));
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_fd(ferr);
       }
     }
   }
   close_fd(fin), close_fd(fout), close_fd(ferr);
+  if (r.whole_early) return r;  // the caller reaps it once the answer is sent
   // The tool closed its output: it is ending. Give it until the deadline, then kill it.
   // Its end is awaited on a pidfd (readable when it exits), with the deadline and the cancel
   // flag still watched; without pidfd_open, by polling.
@@ -178,14 +150,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
     }
   }
   if (pidfd >= 0) close(pidfd);
-  kill(-pid, SIGKILL);  // nothing of the group outlives the call
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    g_groups.erase(pid);
-  }
+  int status = discard(w);  // its group killed: nothing of it outlives the call
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;

@@ -15,7 +15,10 @@ const char* const kUsage =
     "Serves the tack tools over MCP (stdio). Every call runs the tool's own binary beneath DIR;\n"
     "roots the client declares can only narrow DIR. --read-only offers only the tools that\n"
     "change nothing. --content json puts the JSON answer in each result's content instead of\n"
-    "the compact text a model reads (structuredContent holds the JSON either way).\n";
+    "the compact text a model reads (structuredContent holds the JSON either way).\n"
+    "Each tool a session has called keeps two processes started ahead of its next calls\n"
+    "(TOOL --tack-mcp-waiting, a mode only a tack-mcp parent can use): each takes one call's\n"
+    "argv on its stdin, parses it and installs its own sandbox as a fresh start would.\n";
 
 std::string real(const std::string& p) {
   char buf[PATH_MAX];

@@ -16,6 +16,7 @@
 #include "os/open.h"
 #include "os/path.h"
 #include "os/sandbox.h"
+#include "runner/waiting.h"
 
 namespace contract {
 
@@ -90,6 +91,16 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   Out out(STDOUT_FILENO);
   Context ctx(tool, out);
+  // A process tack-mcp started ahead of its call takes its argv from the server; from here on
+  // it is the same invocation as a fresh one (waiting.h).
+  std::vector<std::string> received;
+  std::vector<char*> received_ptrs;
+  if (waiting::receive(argc, argv, received)) {
+    for (auto& a : received) received_ptrs.push_back(a.data());
+    received_ptrs.push_back(nullptr);
+    argc = static_cast<int>(received.size());
+    argv = received_ptrs.data();
+  }
   for (int i = 0; i < argc; ++i) ctx.argv_.emplace_back(argv[i]);
   if (ctx.argv_.empty()) ctx.argv_.emplace_back(tool.name);
 

@@ -61,13 +61,26 @@ async function connect(root, { args = [], roots = null } = {}) {
 
 const sha256 = (file) => execFileSync("sha256sum", [file]).toString().slice(0, 64);
 
+// The processes whose command line names `marker`, or that hold a file so named open (a tool
+// started ahead of its call received its argv on a pipe: its command line does not show it).
 function processesWith(marker) {
   const found = [];
   for (const pid of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`).toString();
-      if (cmd.includes(marker)) found.push(pid + ": " + cmd.replace(/\0/g, " "));
+      if (/^Z/m.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "")) continue;
+      let open = false;
+      try {
+        open = fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).includes(marker);
+          } catch {
+            return false;
+          }
+        });
+      } catch {}
+      if (cmd.includes(marker) || open) found.push(pid + ": " + cmd.replace(/\0/g, " "));
     } catch {}
   }
   return found;

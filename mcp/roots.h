@@ -1,0 +1,40 @@
+// roots.h — the directories a call may work beneath. The operator's --root is the outer bound;
+// roots a client declares (roots/list) only narrow it, a root above it narrows to it, and a
+// call's own `root` argument must lie beneath one of them. A call made while the client's
+// roots are on their way waits for them (briefly).
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contract/json.h"
+
+namespace mcp {
+
+class Roots {
+ public:
+  explicit Roots(std::string server_root) : server_root_(std::move(server_root)) {}
+  // Whether the client said at initialize that it offers roots.
+  void offered(bool yes);
+  // The id of a roots/list request to send now (it is pending from here), or nothing when
+  // the client offers no roots.
+  std::optional<std::string> ask();
+  // A response to a request of the server's: taken when it answers the pending roots/list.
+  void response(const contract::Json& id, const contract::Json& msg);
+  // The root of a call whose arguments are `args`, or nothing with the tagged `refusal`.
+  std::optional<std::string> for_call(const contract::Json& args, contract::Json& refusal);
+
+ private:
+  const std::string server_root_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool offered_ = false, pending_ = false, known_ = false;
+  std::vector<std::string> roots_;
+  int seq_ = 0;
+  std::string pending_id_;
+};
+
+}  // namespace mcp

@@ -1,0 +1,37 @@
+// waiting.h — a tool started ahead of its call by tack-mcp, waiting for its argv.
+//
+// tack-mcp keeps a few processes of each tool already executed (the exec and the start-up
+// off the call's critical path). Such a process is started as `TOOL --tack-mcp-waiting`,
+// with an empty environment and the server's working directory, exactly as the server would
+// start the tool itself; it reads one argv message from standard input and then runs that
+// argv through contract::main as a fresh process would: same parse, same root, same sandbox
+// installed after parsing, one call, exit.
+//
+// The mode is reachable only from tack-mcp: the flag is honoured only when the parent process
+// is the tack-mcp beside the tool's own binary. From anywhere else (a shell, a script) it is
+// what any name outside the table is: args.unknown-flag. The mode grants nothing a command
+// line does not: the argv it reads is parsed and confined like any other.
+//
+// The message: a 4-byte length (host order) then the argv strings, each ended by a NUL. Read
+// with exact-sized reads, so the bytes after it on standard input are the tool's own stdin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace contract::waiting {
+
+inline constexpr const char* kFlag = "--tack-mcp-waiting";
+inline constexpr uint32_t kMaxMessage = 16u << 20;  // the server's largest message, and more
+
+// The message that hands `argv` (argv[0] first) to a waiting tool.
+std::string encode(const std::vector<std::string>& argv);
+
+// The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is
+// tack-mcp, waits for the message and returns its strings in `out` (true). A process whose
+// server closed the pipe before a message came ends here, silently: it was never a call.
+// Otherwise returns false and changes nothing.
+bool receive(int argc, char** argv, std::vector<std::string>& out);
+
+}  // namespace contract::waiting
