@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <ctime>
 #include <set>
-#include <thread>
 #include <utility>
 
 #include "os/hash.h"
@@ -95,8 +94,8 @@ std::optional<contract::Error> write_all(int fd, std::string_view bytes, std::st
   return std::nullopt;
 }
 
-// `bytes` written to dir/name through a temporary name, fsynced, renamed into place.
-std::optional<contract::Error> put_file(int dir, const std::string& name, std::string_view bytes,
+// `bytes` written to dir/NAME.tmp and fsynced; rename_temp then puts it in place.
+std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
                                         std::string_view shown) {
   const std::string tmp = name + ".tmp";
   unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
@@ -112,12 +111,25 @@ std::optional<contract::Error> put_file(int dir, const std::string& name, std::s
     unlinkat(dir, tmp.c_str(), 0);
     return os::write_error(err, shown, "fsync");
   }
+  return std::nullopt;
+}
+
+std::optional<contract::Error> rename_temp(int dir, const std::string& name,
+                                           std::string_view shown) {
+  const std::string tmp = name + ".tmp";
   if (renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
     int err = errno;
     unlinkat(dir, tmp.c_str(), 0);
     return os::write_error(err, shown, "rename");
   }
   return std::nullopt;
+}
+
+// `bytes` written to dir/name through a temporary name, fsynced, renamed into place.
+std::optional<contract::Error> put_file(int dir, const std::string& name, std::string_view bytes,
+                                        std::string_view shown) {
+  if (auto e = put_temp(dir, name, bytes, shown)) return e;
+  return rename_temp(dir, name, shown);
 }
 
 // A regular file beneath dir read whole, at most `max` bytes (else nothing and `over`).
@@ -281,9 +293,9 @@ std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked)
   return put_file(blobs_.get(), c.before, content, ".tack/journal/blobs");
 }
 
-// Ordered so that few of the fsyncs wait for a journal commit of their own: every name is
-// made before the entry's fsync, which commits them (and, on ext4, the linked file's data
-// whose writeback started at the link); the waits after it mostly find their work done.
+// Ordered so that few of the fsyncs wait for a journal commit of their own: the blob's name is
+// made before the entry's fsync, which commits it (and, on ext4, the linked file's data whose
+// writeback started at the link); the waits after it mostly find their work done.
 std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Change c) {
   JournalLock lock(journal_.get());
   if (auto e = lock.take()) return e;
@@ -303,27 +315,19 @@ std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Chan
   c.source_fd = -1;
   c.content = nullptr;
   staged_.changes.push_back(std::move(c));
-  // The blob's waits (its data, its directory) on a second thread, while this one writes
-  // the entry: the fsyncs of both join the same journal commit rather than queue behind it.
-  int blob_err = 0;
-  const char* blob_step = "fsync";
-  std::thread blob_sync;
-  if (blob)
-    blob_sync = std::thread([&, linked] {
-      if (linked >= 0 && fdatasync(linked) != 0) {
-        blob_err = errno;
-        blob_step = "fdatasync";
-      } else if (fsync(blobs_.get()) != 0) {
-        blob_err = errno;
-      }
-    });
+  // The entry's fsync commits the blob's name (and, on ext4, the linked file's data, whose
+  // writeback began at the link): the blob's own waits after it find little left. Each
+  // rename's directory is fsynced before the next rename.
   const std::string name = id_name(id_) + ".pending";
-  auto e = put_file(entries_.get(), name, format_entry(staged_), ".tack/journal/entries");
-  if (!e && fsync(entries_.get()) != 0)
-    e = os::write_error(errno, ".tack/journal/entries", "fsync");
-  if (blob_sync.joinable()) blob_sync.join();
-  if (!e && blob_err)
-    e = os::write_error(blob_err, ".tack/journal/blobs", blob_step);
+  const std::string_view shown = ".tack/journal/entries";
+  auto e = put_temp(entries_.get(), name, format_entry(staged_), shown);
+  if (!e && linked >= 0 && fdatasync(linked) != 0)
+    e = os::write_error(errno, staged_.changes.back().path, "fdatasync");
+  if (!e && blob && fsync(blobs_.get()) != 0)
+    e = os::write_error(errno, ".tack/journal/blobs", "fsync");
+  if (e) unlinkat(entries_.get(), (name + ".tmp").c_str(), 0);
+  if (!e) e = rename_temp(entries_.get(), name, shown);
+  if (!e && fsync(entries_.get()) != 0) e = os::write_error(errno, shown, "fsync");
   if (e) {
     staged_.changes.pop_back();
     return e;
