@@ -177,3 +177,16 @@ def test_a_blob_already_there_is_kept_once(tree):
         [sha(OLD).encode()])
     assert U(tree, str(rb.data["journal"]["id"])).exit == 0 and read(b) == OLD
     assert U(tree, str(ra.data["journal"]["id"])).exit == 0 and read(a) == OLD
+
+
+def test_pruning_takes_a_linked_blob_away_and_leaves_the_files(tree):
+    a = tree.write("a.txt", OLD)
+    r1 = write_over(tree, "a.txt", OLD, NEW)
+    assert os.stat(blob(tree, OLD)).st_nlink == 1
+    with open(tree.p(".tack/journal/max-bytes"), "w") as f:
+        f.write("4096\n")
+    b = tree.write("b.txt", b"small\n")
+    r2 = write_over(tree, "b.txt", b"small\n", b"smaller\n")
+    assert r2.data["journal"]["pruned"] == [r1.data["journal"]["id"]]
+    assert not os.path.exists(blob(tree, OLD)) and read(a) == NEW
+    assert U(tree, str(r2.data["journal"]["id"])).exit == 0 and read(b) == b"small\n"
