@@ -242,17 +242,18 @@ bool Journal::kept_blob(const std::string& sha256) const {
 // blob. Only where nothing can change those bytes afterwards nor make the blob more than
 // bytes: a regular file of one link (another name could write to the blob later), without
 // set-id or sticky bits (a set-id program would outlive its replacement), still the size of
-// the content hashed, on the journal's filesystem, and its data durable first (fdatasync: the blob
-// is relied on once the change commits). Whatever refuses the link (EXDEV: a mount beneath
-// the root, or Landlock without the right to link across directories; EPERM: an immutable
-// file, protected_hardlinks; ENOENT: the name already gone, or a kernel before 6.10 for a
-// caller without CAP_DAC_READ_SEARCH) leaves the copy to do.
+// the content hashed, on the journal's filesystem; its data is made durable (fdatasync)
+// before stage() returns, since the blob is relied on once the change commits. Whatever
+// refuses the link (EXDEV: a mount beneath the root, or Landlock without the right to link
+// across directories; EPERM: an immutable file, protected_hardlinks; ENOENT: the file
+// unlinked meanwhile, or a kernel that allows AT_EMPTY_PATH only to CAP_DAC_READ_SEARCH)
+// leaves the copy to do.
 bool Journal::link_blob(const Change& c, uint64_t size) {
-  struct stat st {}, dir {};
+  struct stat st {};
   if (c.source_fd < 0 || fstat(c.source_fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_nlink != 1 || (st.st_mode & 07000) != 0 ||
-      static_cast<uint64_t>(st.st_size) != size)
+      st.st_nlink != 1 || (st.st_mode & 07000) != 0 || static_cast<uint64_t>(st.st_size) != size)
     return false;
+  struct stat dir {};
   if (fstat(blobs_.get(), &dir) != 0 || dir.st_dev != st.st_dev) return false;
   // Its writeback starts now; stage() waits for it (fdatasync) once the entry is written.
   sync_file_range(c.source_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
