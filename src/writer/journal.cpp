@@ -1,4 +1,6 @@
-// journal.cpp — see journal.h.
+// journal.cpp — the journal's store on disk (see journal.h): its directories and lock, the
+// earlier contents kept as blobs, entries staged and completed, pruning to the cap, and
+// reading all of it back. The entry's text form is journal_entry.cpp.
 #include "writer/journal.h"
 
 #include <dirent.h>
@@ -9,90 +11,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <ctime>
 #include <set>
 #include <utility>
 
 #include "os/hash.h"
 #include "os/write_error.h"
+#include "writer/journal_entry.h"
 
 namespace writer {
 
 using contract::Json;
 
 namespace {
-
-constexpr std::string_view kMagic = "tack-journal 1\n";
-
-std::string to_hex(std::string_view bytes) {
-  static constexpr char d[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
-
-std::optional<std::string> from_hex(std::string_view hex) {
-  if (hex.size() % 2) return std::nullopt;
-  auto val = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int a = val(hex[i]), b = val(hex[i + 1]);
-    if (a < 0 || b < 0) return std::nullopt;
-    out += static_cast<char>(a * 16 + b);
-  }
-  return out;
-}
-
-std::string id_name(uint64_t id) {
-  std::string s = std::to_string(id);
-  return std::string(16 - std::min<size_t>(16, s.size()), '0') + s;
-}
-
-// An entry's file name: its id, and whether it is pending; nothing for another name.
-std::optional<std::pair<uint64_t, bool>> parse_name(std::string_view name) {
-  bool pending = false;
-  if (name.size() == 16 + 8 && name.substr(16) == ".pending") {
-    pending = true;
-    name = name.substr(0, 16);
-  }
-  if (name.size() != 16) return std::nullopt;
-  uint64_t id = 0;
-  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
-  if (ec != std::errc() || p != name.data() + name.size() || id == 0) return std::nullopt;
-  return std::pair(id, pending);
-}
-
-std::optional<uint64_t> parse_nat(std::string_view s, int base = 10) {
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    size_t j = line.find(' ', i);
-    if (j == std::string_view::npos) j = line.size();
-    out.push_back(line.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-bool is_hash_or_none(std::string_view s) { return s == "-" || os::is_sha256_hex(s); }
 
 // A directory beneath `at`, made if missing, opened without following a link.
 os::Result<os::Fd> subdir(int at, const char* name, std::string_view shown, bool make) {
@@ -163,8 +94,8 @@ std::optional<contract::Error> write_all(int fd, std::string_view bytes, std::st
   return std::nullopt;
 }
 
-// `bytes` written to dir/name through a temporary name, fsynced, renamed into place.
-std::optional<contract::Error> put_file(int dir, const std::string& name, std::string_view bytes,
+// `bytes` written to dir/NAME.tmp and fsynced; rename_temp then puts it in place.
+std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
                                         std::string_view shown) {
   const std::string tmp = name + ".tmp";
   unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
@@ -180,12 +111,25 @@ std::optional<contract::Error> put_file(int dir, const std::string& name, std::s
     unlinkat(dir, tmp.c_str(), 0);
     return os::write_error(err, shown, "fsync");
   }
+  return std::nullopt;
+}
+
+std::optional<contract::Error> rename_temp(int dir, const std::string& name,
+                                           std::string_view shown) {
+  const std::string tmp = name + ".tmp";
   if (renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
     int err = errno;
     unlinkat(dir, tmp.c_str(), 0);
     return os::write_error(err, shown, "rename");
   }
   return std::nullopt;
+}
+
+// `bytes` written to dir/name through a temporary name, fsynced, renamed into place.
+std::optional<contract::Error> put_file(int dir, const std::string& name, std::string_view bytes,
+                                        std::string_view shown) {
+  if (auto e = put_temp(dir, name, bytes, shown)) return e;
+  return rename_temp(dir, name, shown);
 }
 
 // A regular file beneath dir read whole, at most `max` bytes (else nothing and `over`).
@@ -241,159 +185,6 @@ std::vector<std::pair<std::string, uint64_t>> files_of(int dir) {
 
 }  // namespace
 
-contract::Error damaged(uint64_t id, std::string what) {
-  contract::Error e = contract::make_error(
-      "journal.damaged", "journal entry " + std::to_string(id) + " " + what + "; nothing was changed.",
-      Json::object({{"id", id}, {"path", ".tack/journal/entries/" + id_name(id)}}));
-  e.repair = contract::Repair::none("the entry cannot be trusted; restore the file by hand, "
-                                    "or take back a later or earlier entry");
-  return e;
-}
-
-std::string format_entry(const Entry& e) {
-  std::string out(kMagic);
-  out += "id " + std::to_string(e.id) + "\n";
-  out += "tool " + e.tool + "\n";
-  for (const std::string& a : e.argv) out += "arg " + to_hex(a) + "\n";
-  uint64_t payload = 0;
-  for (const Change& c : e.changes) {
-    char mode[16];
-    snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(c.mode & 07777));
-    out += "file " + c.kind + " " + (c.path.empty() ? "-" : to_hex(c.path)) + " " +
-           (c.before.empty() ? "-" : c.before) + " " + (c.after.empty() ? "-" : c.after) + " " +
-           mode + " " + (c.to.empty() ? "-" : to_hex(c.to)) + " " +
-           (c.restore == Change::Restore::Blob    ? "blob"
-            : c.restore == Change::Restore::Patch ? "patch"
-                                                  : "none") +
-           " " + std::to_string(c.added) + " " + std::to_string(c.removed) + "\n";
-    for (const Patch& p : c.patches) {
-      out += "patch " + std::to_string(p.at) + " " + std::to_string(p.len) + " " +
-             std::to_string(p.old.size()) + "\n";
-      payload += p.old.size();
-    }
-  }
-  out += "payload " + std::to_string(payload) + "\nend\n";
-  for (const Change& c : e.changes)
-    for (const Patch& p : c.patches) out += p.old;
-  return out;
-}
-
-os::Result<Entry> parse_header(uint64_t id, std::string_view text, uint64_t file_size) {
-  Entry e;
-  e.id = id;
-  if (!text.starts_with(kMagic)) return damaged(id, "does not begin as an entry does");
-  size_t end = text.find("\nend\n");
-  if (end == std::string_view::npos) return damaged(id, "is truncated (no end line)");
-  std::string_view head = text.substr(kMagic.size(), end + 1 - kMagic.size());
-  e.payload_at = end + 5;
-  bool have_id = false, have_payload = false;
-  Change* last = nullptr;
-  while (!head.empty()) {
-    size_t nl = head.find('\n');
-    std::string_view line = head.substr(0, nl);
-    head.remove_prefix(nl + 1);
-    std::vector<std::string_view> w = words(line);
-    if (w.empty()) return damaged(id, "has an empty line");
-    if (w[0] == "id" && w.size() == 2) {
-      auto v = parse_nat(w[1]);
-      if (!v || *v != id) return damaged(id, "names another id");
-      have_id = true;
-    } else if (w[0] == "tool" && w.size() == 2) {
-      e.tool = std::string(w[1]);
-    } else if (w[0] == "arg" && w.size() == 2) {
-      auto a = from_hex(w[1]);
-      if (!a) return damaged(id, "has a malformed arg line");
-      e.argv.push_back(std::move(*a));
-    } else if (w[0] == "file" && w.size() == 10) {
-      Change c;
-      c.kind = std::string(w[1]);
-      if (c.kind != "create" && c.kind != "replace" && c.kind != "rename" && c.kind != "remove")
-        return damaged(id, "has a change of an unknown kind");
-      auto path = from_hex(w[2]);
-      auto to = w[6] == "-" ? std::optional<std::string>("") : from_hex(w[6]);
-      auto mode = parse_nat(w[5], 8);
-      auto added = parse_nat(w[8]), removed = parse_nat(w[9]);
-      if (!path || path->empty() || !to || !mode || *mode > 07777 || !added || !removed ||
-          !is_hash_or_none(w[3]) || !is_hash_or_none(w[4]))
-        return damaged(id, "has a malformed file line");
-      c.path = std::move(*path);
-      c.to = std::move(*to);
-      c.before = w[3] == "-" ? "" : std::string(w[3]);
-      c.after = w[4] == "-" ? "" : std::string(w[4]);
-      c.mode = static_cast<mode_t>(*mode);
-      c.added = *added;
-      c.removed = *removed;
-      if (w[7] == "blob")
-        c.restore = Change::Restore::Blob;
-      else if (w[7] == "patch")
-        c.restore = Change::Restore::Patch;
-      else if (w[7] == "none")
-        c.restore = Change::Restore::None;
-      else
-        return damaged(id, "has a malformed file line");
-      if (c.restore == Change::Restore::Blob && c.before.empty())
-        return damaged(id, "keeps a blob of no content");
-      e.changes.push_back(std::move(c));
-      last = &e.changes.back();
-    } else if (w[0] == "patch" && w.size() == 4) {
-      if (!last || last->restore != Change::Restore::Patch)
-        return damaged(id, "has a patch outside a patched file");
-      auto at = parse_nat(w[1]), len = parse_nat(w[2]), old = parse_nat(w[3]);
-      if (!at || !len || !old) return damaged(id, "has a malformed patch line");
-      uint64_t floor = last->patches.empty() ? 0 : last->patches.back().at + last->patches.back().len;
-      if (*at < floor) return damaged(id, "has patches out of order");
-      last->patches.push_back(Patch{*at, *len, {}, *old});
-      e.payload_bytes += *old;
-    } else if (w[0] == "payload" && w.size() == 2) {
-      auto v = parse_nat(w[1]);
-      if (!v) return damaged(id, "has a malformed payload line");
-      if (*v != e.payload_bytes) return damaged(id, "counts its payload wrongly");
-      have_payload = true;
-    } else {
-      return damaged(id, "has a line it cannot read");
-    }
-  }
-  if (!have_id || !have_payload || e.tool.empty() || e.changes.empty())
-    return damaged(id, "lacks a line every entry has");
-  if (e.payload_at + e.payload_bytes != file_size)
-    return damaged(id, "is truncated or overlong (its payload is not the size it says)");
-  return e;
-}
-
-Change replaced_file(const std::string& path, const struct stat& st, const std::string& before,
-                     const std::string& after, const Json& diff) {
-  Change c;
-  c.kind = "replace";
-  c.path = path;
-  c.before = before;
-  c.after = after;
-  c.mode = st.st_mode & 07777;
-  if (!diff.is_null()) {
-    if (const Json* n = diff.get("added")) c.added = n->as_uint();
-    if (const Json* n = diff.get("removed")) c.removed = n->as_uint();
-  }
-  return c;
-}
-
-os::Result<std::vector<Patch>> patches_of_cuts(int fd, const std::string& path,
-                                               const std::vector<text::Cut>& cuts) {
-  std::vector<Patch> out;
-  int64_t shift = 0;
-  for (const text::Cut& cut : cuts) {
-    Patch p;
-    p.at = static_cast<uint64_t>(static_cast<int64_t>(cut.start) + shift);
-    p.len = cut.bytes.size();
-    p.old.assign(static_cast<size_t>(cut.end - cut.start), '\0');
-    long long n = os::pread_full(fd, p.old.data(), p.old.size(), cut.start);
-    if (n != static_cast<long long>(p.old.size()))
-      return os::errno_error(n < 0 ? static_cast<int>(-n) : EIO, path, "read");
-    p.old_len = p.old.size();
-    shift += static_cast<int64_t>(cut.bytes.size()) - static_cast<int64_t>(cut.end - cut.start);
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
 Journal::~Journal() = default;
 
 os::Result<Journal> Journal::open(int root_fd, bool make) {
@@ -431,13 +222,64 @@ bool Journal::has_blob(const std::string& sha256) const {
          S_ISREG(st.st_mode);
 }
 
-std::optional<contract::Error> Journal::write_blob(const Change& c) {
-  if (c.restore != Change::Restore::Blob || has_blob(c.before)) return std::nullopt;
+// A blob already there is trusted only while nothing else shares it and its bytes are still
+// what it is named: a blob linked from a file whose change then failed shares that file's
+// inode, and whatever writes to the file meanwhile writes to the blob. (Read only when a
+// blob of that content is there already: a content written back, or a change retried.)
+bool Journal::kept_blob(const std::string& sha256) const {
+  int fd = openat(blobs_.get(), sha256.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  os::Fd owned(fd);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+  auto hashed = os::sha256_fd(fd, ".tack/journal/blobs/" + sha256);
+  const auto* h = std::get_if<os::Hashed>(&hashed);
+  return h && h->hex == sha256;
+}
+
+// The earlier content kept by linking the old file's inode into blobs/, not by copying it:
+// the change then renames its new file over the name, and the old inode lives on only as the
+// blob. Only where nothing can change those bytes afterwards nor make the blob more than
+// bytes: a regular file of one link (another name could write to the blob later), without
+// set-id or sticky bits (a set-id program would outlive its replacement), still the size of
+// the content hashed, on the journal's filesystem; its data is made durable (fdatasync)
+// before stage() returns, since the blob is relied on once the change commits. Whatever
+// refuses the link (EXDEV: a mount beneath the root, or Landlock without the right to link
+// across directories; EPERM: an immutable file, protected_hardlinks; ENOENT: the file
+// unlinked meanwhile, or a kernel that allows AT_EMPTY_PATH only to CAP_DAC_READ_SEARCH)
+// leaves the copy to do.
+bool Journal::link_blob(const Change& c, uint64_t size) {
+  struct stat st {};
+  if (c.source_fd < 0 || fstat(c.source_fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_nlink != 1 || (st.st_mode & 07000) != 0 || static_cast<uint64_t>(st.st_size) != size)
+    return false;
+  struct stat dir {};
+  if (fstat(blobs_.get(), &dir) != 0 || dir.st_dev != st.st_dev) return false;
+  // Its writeback starts now; stage() waits for it (fdatasync) once the entry is written.
+  sync_file_range(c.source_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  const std::string tmp = c.before + ".tmp";
+  unlinkat(blobs_.get(), tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
+  if (linkat(c.source_fd, "", blobs_.get(), tmp.c_str(), AT_EMPTY_PATH) != 0) return false;
+  // Two links now, the name and the blob: a third made meanwhile by anyone means copy instead.
+  struct stat now {};
+  if (fstat(c.source_fd, &now) != 0 || now.st_nlink != 2 ||
+      renameat(blobs_.get(), tmp.c_str(), blobs_.get(), c.before.c_str()) != 0) {
+    unlinkat(blobs_.get(), tmp.c_str(), 0);
+    return false;
+  }
+  return true;
+}
+
+// The earlier content, linked (`linked`: the descriptor whose data stage() must still make
+// durable) or copied (fsynced). The blobs directory itself is fsynced by stage().
+std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked) {
   std::string held;
   std::string_view content;
   if (c.content) {
-    content = *c.content;
+    content = *c.content;  // hashed to `before` by the caller
   } else {
+    // Read back and hashed here, linked or not: the descriptor may not be where `before`
+    // was taken from (undo opens the file again after checking it).
     auto hashed = os::sha256_fd(c.source_fd, c.path, &held, kJournalHeld);
     if (auto* e = std::get_if<contract::Error>(&hashed)) return std::move(*e);
     const os::Hashed& h = std::get<os::Hashed>(hashed);
@@ -445,19 +287,16 @@ std::optional<contract::Error> Journal::write_blob(const Change& c) {
     if (h.hex != c.before) return os::write_error(ESTALE, c.path, "journal");
     content = held;
   }
-  if (auto e = put_file(blobs_.get(), c.before, content, ".tack/journal/blobs")) return e;
-  if (fsync(blobs_.get()) != 0) return os::write_error(errno, ".tack/journal/blobs", "fsync");
-  return std::nullopt;
+  if (link_blob(c, content.size())) {
+    linked = c.source_fd;
+    return std::nullopt;
+  }
+  return put_file(blobs_.get(), c.before, content, ".tack/journal/blobs");
 }
 
-std::optional<contract::Error> Journal::write_entry() {
-  const std::string text = format_entry(staged_);
-  if (auto e = put_file(entries_.get(), id_name(id_) + ".pending", text, ".tack/journal/entries"))
-    return e;
-  if (fsync(entries_.get()) != 0) return os::write_error(errno, ".tack/journal/entries", "fsync");
-  return std::nullopt;
-}
-
+// Ordered so that few of the fsyncs wait for a journal commit of their own: the blob's name is
+// made before the entry's fsync, which commits it (and, on ext4, the linked file's data whose
+// writeback started at the link); the waits after it mostly find their work done.
 std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Change c) {
   JournalLock lock(journal_.get());
   if (auto e = lock.take()) return e;
@@ -470,11 +309,27 @@ std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Chan
     staged_.tool = std::string(ctx.tool().name);
     staged_.argv = ctx.argv();
   }
-  if (auto e = write_blob(c)) return e;
+  const bool blob = c.restore == Change::Restore::Blob && !kept_blob(c.before);
+  int linked = -1;
+  if (blob)
+    if (auto e = write_blob(c, linked)) return e;
   c.source_fd = -1;
   c.content = nullptr;
   staged_.changes.push_back(std::move(c));
-  if (auto e = write_entry()) {
+  // The entry's fsync commits the blob's name (and, on ext4, the linked file's data, whose
+  // writeback began at the link): the blob's own waits after it find little left. Each
+  // rename's directory is fsynced before the next rename.
+  const std::string name = id_name(id_) + ".pending";
+  const std::string_view shown = ".tack/journal/entries";
+  auto e = put_temp(entries_.get(), name, format_entry(staged_), shown);
+  if (!e && linked >= 0 && fdatasync(linked) != 0)
+    e = os::write_error(errno, staged_.changes.back().path, "fdatasync");
+  if (!e && blob && fsync(blobs_.get()) != 0)
+    e = os::write_error(errno, ".tack/journal/blobs", "fsync");
+  if (e) unlinkat(entries_.get(), (name + ".tmp").c_str(), 0);
+  if (!e) e = rename_temp(entries_.get(), name, shown);
+  if (!e && fsync(entries_.get()) != 0) e = os::write_error(errno, shown, "fsync");
+  if (e) {
     staged_.changes.pop_back();
     return e;
   }

@@ -7,7 +7,7 @@
 //   .tack/journal/entries/    one file per entry, named by its id (16 decimal digits);
 //                             `ID.pending` until the change it records is committed
 //   .tack/journal/blobs/      earlier contents, named by their SHA-256: stored once however
-//                             often they recur
+//                             often they recur (linked where they can be, see below)
 //   .tack/journal/max-bytes   optional: the cap on the journal's size, in decimal (default
 //                             64 MiB); past it the oldest entries are pruned
 //
@@ -30,11 +30,25 @@
 // it were OLDLEN bytes of the payload before) or `none` (a create, rename or remove: the name
 // is what goes back). ADDED and REMOVED count lines, for the listing.
 //
-// Order on disk: the blob (fsynced), then the entry as `ID.pending` (fsynced, and its
-// directory), then the caller commits its change, then the entry is renamed to `ID`. A crash
-// leaves the old file with a pending entry or the new file with its entry (pending only when
-// the crash fell between the commit and that rename: read() says so, and undo looks at the
-// files themselves). No clock is read: ids are allocated in order under the journal's lock.
+// A blob is kept by linking the replaced file's inode into blobs/ (linkat of the descriptor the
+// change read it from, to a temporary name, then a rename to its hash) wherever that is safe:
+// a regular file of one link, without set-id or sticky bits, on the journal's filesystem, still
+// the size of the content hashed. The change then renames its new file over the name, so the
+// old inode lives on only as the blob, and keeping 1 MiB costs a link and no copy. Anything
+// else (a second link, which could write to the blob later; a mount beneath the root; a kernel
+// or Landlock refusing the link) is copied, as are the patches' bytes. The linked file's data
+// is made durable (fdatasync) before the change commits. A blob already there is used again
+// only when nothing else shares its inode and it still hashes to its name: a blob linked from a
+// file whose commit then failed shares that file's inode, and what writes to one writes to both.
+// undo reads a blob's bytes (checking their hash) into a new file: it never renames the blob.
+//
+// Order on disk: the blob, then the entry as `ID.pending`, each fsynced with its directory
+// (every name made first, so that the entry's fsync commits them all and the waits after it
+// mostly find their work done), then the caller commits its change, then the entry is renamed
+// to `ID` (fsynced). A crash leaves the old file with a pending entry or the new file with its
+// entry (pending only when the crash fell between the commit and that rename: read() says so,
+// and undo looks at the files themselves). No clock is read: ids are allocated in order under
+// the journal's lock.
 #pragma once
 
 #include <sys/types.h>
@@ -120,8 +134,9 @@ class Journal {
 
  private:
   Journal() = default;
-  std::optional<contract::Error> write_blob(const Change& c);
-  std::optional<contract::Error> write_entry();
+  bool kept_blob(const std::string& sha256) const;
+  bool link_blob(const Change& c, uint64_t size);
+  std::optional<contract::Error> write_blob(const Change& c, int& linked);
   os::Fd root_, entries_, blobs_, journal_;
   uint64_t id_ = 0;
   Entry staged_;
