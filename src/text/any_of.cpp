@@ -13,13 +13,15 @@ constexpr size_t npos = std::string_view::npos;
 
 class AnyOf final : public Matcher {
  public:
-  explicit AnyOf(std::vector<std::unique_ptr<Matcher>> parts) : parts_(std::move(parts)) {
+  AnyOf(std::vector<std::unique_ptr<Matcher>> parts, std::shared_ptr<const PatternSet> set)
+      : parts_(std::move(parts)), keep_(std::move(set)), set_(keep_ ? keep_->scanner() : nullptr) {
     for (const auto& p : parts_) need_ = std::max(need_, p->needle_size());
     for (const auto& p : parts_)
       if (p->needle_size() == 0) need_ = 0;
   }
 
   size_t find(std::string_view buf, size_t from) const override {
+    if (set_) return set_->first(buf, from);
     // The part that found the last candidate goes first: it scans on to its own next hit,
     // which the other parts then need search only up to. Each part's scans stay disjoint, so
     // a region costs each part about one pass. The order changes cost, never the answer.
@@ -43,10 +45,16 @@ class AnyOf final : public Matcher {
   void spans(std::string_view line, std::vector<Span>& out) const override {
     hit_.clear();
     all_.clear();
-    for (size_t i = 0; i < parts_.size(); ++i) {
+    auto part = [&](size_t i) {
       const size_t before = all_.size();
       parts_[i]->spans(line, all_);
       if (all_.size() > before) hit_.push_back(static_cast<uint32_t>(i));
+    };
+    if (set_) {  // the parts the set names are the only ones that can match here
+      set_->which(line, maybe_);
+      for (uint32_t i : maybe_) part(i);
+    } else {
+      for (size_t i = 0; i < parts_.size(); ++i) part(i);
     }
     if (all_.empty()) return;
     const bool solid =
@@ -106,6 +114,9 @@ class AnyOf final : public Matcher {
 
  private:
   std::vector<std::unique_ptr<Matcher>> parts_;
+  std::shared_ptr<const PatternSet> keep_;
+  std::unique_ptr<SetScanner> set_;  // this thread's scratch over the shared set
+  mutable std::vector<uint32_t> maybe_;
   size_t need_ = 0;
   mutable size_t lead_ = 0;
   mutable std::vector<uint32_t> hit_;
@@ -114,8 +125,9 @@ class AnyOf final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts) {
-  return std::make_unique<AnyOf>(std::move(parts));
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
+                                std::shared_ptr<const PatternSet> set) {
+  return std::make_unique<AnyOf>(std::move(parts), std::move(set));
 }
 
 }  // namespace text

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "text/pattern_set.h"
 #include "text/search.h"
 
 namespace text {
@@ -13,6 +14,9 @@ namespace text {
 // The spans of a line are every part's spans, sorted by start, overlapping ones merged (so
 // they stay disjoint), empty ones kept only when nothing non-empty matched (then the first).
 // The matcher keeps per-line state: it belongs to one thread, as the Scanner's buffer does.
-std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts);
+// With `set` (pattern_set.h, of the same patterns in the same order), a buffer is searched
+// once for all of them, and a line only by the parts the set names; the answer is the same.
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
+                                std::shared_ptr<const PatternSet> set = nullptr);
 
 }  // namespace text
