@@ -308,8 +308,9 @@ Json run(const Args& a, contract::Context& ctx) {
   std::vector<seek::Worker> workers(cores);
   std::shared_ptr<const text::PatternSet> set;
   if (a.patterns.size() > 1)
-    set = text::pattern_set(a.patterns, a.regex ? text::SetSyntax::Regex : text::SetSyntax::Literal,
-                            a.icase);
+    set = text::lazy_pattern_set(a.patterns,
+                                 a.regex ? text::SetSyntax::Regex : text::SetSyntax::Literal,
+                                 a.icase);
   for (auto& w : workers) w.matcher = make_matcher(a, set);
 
   Search cfg{a, ctx.format() == contract::Format::Text};

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <mutex>
 
 namespace text {
 
@@ -266,5 +267,31 @@ std::shared_ptr<const PatternSet> pattern_set(const std::vector<std::string>&, S
 }
 
 #endif
+
+namespace {
+
+class LazySet final : public PatternSet {
+ public:
+  LazySet(std::vector<std::string> patterns, SetSyntax syntax, bool icase)
+      : patterns_(std::move(patterns)), syntax_(syntax), icase_(icase) {}
+  std::unique_ptr<SetScanner> scanner() const override {
+    std::call_once(once_, [&] { set_ = pattern_set(patterns_, syntax_, icase_); });
+    return set_ ? set_->scanner() : nullptr;
+  }
+
+ private:
+  std::vector<std::string> patterns_;
+  SetSyntax syntax_;
+  bool icase_;
+  mutable std::once_flag once_;
+  mutable std::shared_ptr<const PatternSet> set_;
+};
+
+}  // namespace
+
+std::shared_ptr<const PatternSet> lazy_pattern_set(std::vector<std::string> patterns,
+                                                   SetSyntax syntax, bool icase) {
+  return std::make_shared<LazySet>(std::move(patterns), syntax, icase);
+}
 
 }  // namespace text

@@ -44,6 +44,13 @@ enum class SetSyntax { Literal, Regex };
 std::shared_ptr<const PatternSet> pattern_set(const std::vector<std::string>& patterns,
                                               SetSyntax syntax, bool icase);
 
+// The same set, compiled only when a scanner is first asked of it (once, whichever thread asks
+// first; null scanners when it cannot be built). Compiling costs about a millisecond for a few
+// literals and several for regexes, more than a small search takes: any_of asks for its
+// scanner only once it has searched enough bytes pattern by pattern to repay it.
+std::shared_ptr<const PatternSet> lazy_pattern_set(std::vector<std::string> patterns,
+                                                   SetSyntax syntax, bool icase);
+
 // Whether an RE2 pattern can be handed to Hyperscan as a superset of its own matches, and in
 // what spelling (exposed for the unit tests). Empty when it cannot.
 std::string hyperscan_spelling(std::string_view re2_pattern, bool icase);
