@@ -33,7 +33,7 @@ std::string hyperscan_spelling(std::string_view p, bool icase) {
     if (c >= 0x80 || c == 0 || c == '\n') return {};
     if (icase && letter_ks(static_cast<char>(c))) return {};
     if (c == '.') {
-      out += "[^\\n]{1,4}";
+      out += "(?:[^\\n]{1,4})";  // a group, so that a repetition after it applies to it
     } else if (c == '(') {
       if (i + 1 < p.size() && p[i + 1] == '?') {
         if (i + 2 < p.size() && p[i + 2] == ':') {

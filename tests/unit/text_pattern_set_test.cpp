@@ -153,10 +153,17 @@ TEST(PatternSet, RefusesWhatItCannotKeep) {
   EXPECT_EQ(text::hyperscan_spelling("\\w", true), "");
   EXPECT_EQ(text::hyperscan_spelling("ab", true), "ab");
   // A character of UTF-8 is one to four bytes where Hyperscan's byte mode takes one.
-  EXPECT_EQ(text::hyperscan_spelling("a.b", false), "a[^\\n]{1,4}b");
+  EXPECT_EQ(text::hyperscan_spelling("a.b", false), "a(?:[^\\n]{1,4})b");
+  EXPECT_EQ(text::hyperscan_spelling("a.*b", false), "a(?:[^\\n]{1,4})*b");
   EXPECT_EQ(text::hyperscan_spelling("[^a]", false), "(?:[^a]|[\\x80-\\xff]{2,4})");
   EXPECT_EQ(text::hyperscan_spelling("(?P<x>a)", false), "(a)");
   EXPECT_EQ(text::pattern_set({"a", ""}, text::SetSyntax::Literal, false), nullptr);
+#ifdef TACK_HYPERSCAN
+  // Every spelling above compiles: a repetition of a widened `.` or class included.
+  EXPECT_NE(text::pattern_set({"R.*E", "x.?b", "[^a]+b", "\\W{2}", "(?P<n>ab)c"},
+                              text::SetSyntax::Regex, false),
+            nullptr);
+#endif
   EXPECT_EQ(text::pattern_set({"a", "b*"}, text::SetSyntax::Regex, false), nullptr);
 }
 
