@@ -8,6 +8,11 @@ BUILD_DEBS := cmake ninja-build g++ libgtest-dev libxxhash-dev libssl-dev libre2
         libsimdjson-dev libseccomp-dev python3 dpkg-dev
 TEST_DEBS := clang python3-pytest python3-jsonschema strace jq hyperfine chromium \
         lintian groff man-db bash-completion zsh fish
+# Hyperscan (seek's one scan for many patterns) exists for amd64 only; elsewhere seek searches
+# pattern by pattern.
+ifeq ($(shell dpkg --print-architecture 2>/dev/null),amd64)
+BUILD_DEBS += libhyperscan-dev
+endif
 # What make bench compares against, and the tree it searches.
 BENCH_DEBS := ripgrep ugrep fd-find fzf linux-source-6.1 coreutils findutils sed
 # Installs the Debian packages of $(1) that are missing.

@@ -21,7 +21,7 @@
 #  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
 #     is the walk, the opens and the reads), time and peak RSS of seek and rg
 #  3. threads: seek --threads N against rg -j N, N = 1 and the machine's cores
-#  4. counts, file lists and several patterns
+#  4. counts, file lists and several patterns (300 literals in one pass against rg -F -f FILE)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh" seek "${1:-build/bin}"
@@ -126,5 +126,23 @@ for c in "${cases[@]}"; do
   agree "$kind" "$seek $sargs" "rg --no-ignore $rargs" >/dev/null
   read -r s r <<< "$(timings 1 "$runs" "$seek $sargs" "rg --no-ignore $rargs")"
   record "seek: counts and file lists (goal <= 1.0x rg)" "$label" 1.0
+  echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
+done
+
+# Many patterns at once: 300 literals from the tree's own uapi headers (every ninth #define
+# name, bytewise order), as -e each for seek and as a file for rg -F -f; the lines themselves.
+pats=$work/300-literals.txt
+sed -n 's/^#define[ \t]\{1,\}\([A-Z][A-Z0-9_]\{7,\}\)[ \t].*/\1/p' include/uapi/linux/*.h |
+  sort -u | awk 'NR % 9 == 0 && ++n <= 300' > "$pats"
+es=$(sed 's/^/-e /' "$pats" | tr '\n' ' ')
+cases=(
+  "300 literals|$es|-F -f $pats"
+  "300 literals, -i|-i $es|-i -F -f $pats"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r label sargs rargs <<< "$c"
+  agree lines "$seek --max-bytes 16777216 $sargs" "rg --no-ignore -n $rargs" >/dev/null
+  read -r s r <<< "$(timings 1 "$runs" -i "$seek --max-bytes 16777216 $sargs" "rg --no-ignore -n $rargs")"
+  record "seek: several patterns in one pass (goal <= 1.0x rg -F -f)" "$label" 1.0
   echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
 done

@@ -7,8 +7,9 @@ Installs the build into a staging root (cmake --install, prefix /usr, stripped; 
 files are generated there from the installed binaries), adds what Debian asks of a package
 (copyright, changelog, compressed man pages, md5sums), computes Depends with dpkg-shlibdeps
 from the binaries that link dynamically (none does: every binary is static), names in
-Static-Built-Using the source package compiled into jsonq and tack-mcp (Debian's simdjson, as
-CMake found it: BUILD/static-built-using), and writes DIR/tack_VERSION_ARCH.deb with
+Static-Built-Using the source packages compiled or linked into the tools (Debian's simdjson in
+jsonq and tack-mcp, Debian's hyperscan in seek, as CMake found them: BUILD/static-built-using,
+one a line), and writes DIR/tack_VERSION_ARCH.deb with
 dpkg-deb. Prints the package's path.
 """
 
@@ -139,7 +140,7 @@ def main():
             with open(path, "rb") as f:
                 sums.append((hashlib.md5(f.read()).hexdigest(), os.path.relpath(path, stage)))
     with open(os.path.join(build, "static-built-using")) as f:
-        static_built_using = f.read().strip()
+        static_built_using = ", ".join(ln.strip() for ln in f if ln.strip())
     size_kib = int(run(["du", "-sk", "--apparent-size", usr]).split()[0])
     arch = run(["dpkg", "--print-architecture"]).strip()
     control = {

@@ -11,6 +11,7 @@
 #include "os/inputs.h"
 #include "runner/main.h"
 #include "text/any_of.h"
+#include "text/pattern_set.h"
 #include "text/regex.h"
 #include "tools/seek.schema.h"
 #include "tools/seek/args.h"
@@ -237,11 +238,14 @@ std::unique_ptr<text::Matcher> one_matcher(const Args& a, const std::string& pat
   return text::regex_matcher(pattern, a.icase, a.word, unused);
 }
 
-std::unique_ptr<text::Matcher> make_matcher(const Args& a) {
+// `set`: the -e patterns compiled once into one multi-pattern scan, shared by the workers
+// (null: each pattern is searched on its own).
+std::unique_ptr<text::Matcher> make_matcher(const Args& a,
+                                            const std::shared_ptr<const text::PatternSet>& set) {
   if (a.patterns.empty()) return one_matcher(a, a.pattern);
   std::vector<std::unique_ptr<text::Matcher>> parts;
   for (const std::string& p : a.patterns) parts.push_back(one_matcher(a, p));
-  return text::any_of(std::move(parts));
+  return text::any_of(std::move(parts), set);
 }
 
 // The pattern(s) for an error's detail: "pattern", or with -e "patterns" in order.
@@ -302,7 +306,12 @@ Json run(const Args& a, contract::Context& ctx) {
       a.threads > 0 ? static_cast<unsigned>(a.threads)
                     : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<seek::Worker> workers(cores);
-  for (auto& w : workers) w.matcher = make_matcher(a);
+  std::shared_ptr<const text::PatternSet> set;
+  if (a.patterns.size() > 1)
+    set = text::lazy_pattern_set(a.patterns,
+                                 a.regex ? text::SetSyntax::Regex : text::SetSyntax::Literal,
+                                 a.icase);
+  for (auto& w : workers) w.matcher = make_matcher(a, set);
 
   Search cfg{a, ctx.format() == contract::Format::Text};
   cfg.mode = a.count ? Mode::Count : a.files ? Mode::Files : Mode::Lines;

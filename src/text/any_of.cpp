@@ -13,13 +13,33 @@ constexpr size_t npos = std::string_view::npos;
 
 class AnyOf final : public Matcher {
  public:
-  explicit AnyOf(std::vector<std::unique_ptr<Matcher>> parts) : parts_(std::move(parts)) {
+  AnyOf(std::vector<std::unique_ptr<Matcher>> parts, std::shared_ptr<const PatternSet> set,
+        uint64_t set_after)
+      : parts_(std::move(parts)), keep_(std::move(set)), set_after_(set_after) {
+    if (keep_ && set_after_ == 0) take_set();
     for (const auto& p : parts_) need_ = std::max(need_, p->needle_size());
     for (const auto& p : parts_)
       if (p->needle_size() == 0) need_ = 0;
   }
 
   size_t find(std::string_view buf, size_t from) const override {
+    if (set_) return set_->first(buf, from);
+    const size_t h = find_each(buf, from);
+    // Once enough has been searched pattern by pattern to repay compiling the set, the rest
+    // is searched with it.
+    if (keep_) {
+      seen_ += ((h == npos ? buf.size() : h) - from) * parts_.size();
+      if (seen_ >= set_after_) take_set();
+    }
+    return h;
+  }
+
+  void take_set() const {
+    set_ = keep_->scanner();  // null where the set cannot be built: pattern by pattern still
+    keep_.reset();
+  }
+
+  size_t find_each(std::string_view buf, size_t from) const {
     // The part that found the last candidate goes first: it scans on to its own next hit,
     // which the other parts then need search only up to. Each part's scans stay disjoint, so
     // a region costs each part about one pass. The order changes cost, never the answer.
@@ -43,10 +63,16 @@ class AnyOf final : public Matcher {
   void spans(std::string_view line, std::vector<Span>& out) const override {
     hit_.clear();
     all_.clear();
-    for (size_t i = 0; i < parts_.size(); ++i) {
+    auto part = [&](size_t i) {
       const size_t before = all_.size();
       parts_[i]->spans(line, all_);
       if (all_.size() > before) hit_.push_back(static_cast<uint32_t>(i));
+    };
+    if (set_) {  // the parts the set names are the only ones that can match here
+      set_->which(line, maybe_);
+      for (uint32_t i : maybe_) part(i);
+    } else {
+      for (size_t i = 0; i < parts_.size(); ++i) part(i);
     }
     if (all_.empty()) return;
     const bool solid =
@@ -106,6 +132,11 @@ class AnyOf final : public Matcher {
 
  private:
   std::vector<std::unique_ptr<Matcher>> parts_;
+  mutable std::shared_ptr<const PatternSet> keep_;  // the set, until this thread scans with it
+  mutable std::unique_ptr<SetScanner> set_;         // this thread's scratch over the shared set
+  uint64_t set_after_;
+  mutable uint64_t seen_ = 0;  // bytes times patterns searched pattern by pattern
+  mutable std::vector<uint32_t> maybe_;
   size_t need_ = 0;
   mutable size_t lead_ = 0;
   mutable std::vector<uint32_t> hit_;
@@ -114,8 +145,9 @@ class AnyOf final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts) {
-  return std::make_unique<AnyOf>(std::move(parts));
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
+                                std::shared_ptr<const PatternSet> set, uint64_t set_after) {
+  return std::make_unique<AnyOf>(std::move(parts), std::move(set), set_after);
 }
 
 }  // namespace text

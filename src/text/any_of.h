@@ -2,9 +2,11 @@
 // of them does; its spans cover every pattern's matches, and patterns() says which matched.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "text/pattern_set.h"
 #include "text/search.h"
 
 namespace text {
@@ -13,6 +15,14 @@ namespace text {
 // The spans of a line are every part's spans, sorted by start, overlapping ones merged (so
 // they stay disjoint), empty ones kept only when nothing non-empty matched (then the first).
 // The matcher keeps per-line state: it belongs to one thread, as the Scanner's buffer does.
-std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts);
+// With `set` (pattern_set.h, of the same patterns in the same order), a buffer is searched
+// once for all of them, and a line only by the parts the set names; the answer is the same.
+// The set is asked for its scanner once `set_after` bytes times patterns have been searched
+// pattern by pattern (0: at once): by then the one-by-one search has cost about what
+// compiling a set does, so a small search never pays for one.
+inline constexpr uint64_t kSetAfter = uint64_t{4} << 20;
+std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
+                                std::shared_ptr<const PatternSet> set = nullptr,
+                                uint64_t set_after = kSetAfter);
 
 }  // namespace text

@@ -1,0 +1,186 @@
+// text_pattern_set_test.cpp — the one-scan pattern set (pattern_set.h) changes nothing but the
+// time: the Scanner driving any_of with the set gives exactly the events (lines, offsets,
+// spans, patterns named) that it gives without, over random pattern lists (literals and RE2
+// patterns, -i, --word, non-ASCII) and random files (CRLF, a BOM, bytes that are not UTF-8,
+// NULs, long lines), chunk sizes down to one byte.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "text/any_of.h"
+#include "text/pattern_set.h"
+#include "text/regex.h"
+#include "text/scan.h"
+
+namespace {
+
+using text::Span;
+
+struct Event {
+  uint64_t line, offset;
+  bool match;
+  std::vector<Span> spans;
+  std::vector<uint32_t> patterns;
+  bool operator==(const Event&) const = default;
+};
+
+struct Outcome {
+  std::vector<Event> events;
+  std::vector<uint64_t> long_lines;
+  uint64_t found = 0;
+  bool operator==(const Outcome&) const = default;
+};
+
+Outcome scan_all(const text::Matcher& m, const std::string& file, const text::ScanOptions& o) {
+  Outcome out;
+  text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+    if (off >= file.size()) return 0;
+    const size_t n = std::min<size_t>(len, file.size() - off);
+    std::memcpy(buf, file.data() + off, n);
+    return static_cast<long long>(n);
+  };
+  text::LineSink sink = [&](const text::LineEvent& ev) {
+    Event e{ev.line, ev.offset, ev.kind == text::LineEvent::Kind::Match, {}, {}};
+    if (e.match) e.spans = *ev.spans;
+    if (ev.patterns) e.patterns = *ev.patterns;
+    out.events.push_back(std::move(e));
+    return true;
+  };
+  text::ScanBuffer buffer;
+  const text::ScanResult r = text::scan(m, o, read, sink, buffer);
+  out.long_lines = r.long_lines;
+  out.found = r.found;
+  return out;
+}
+
+std::string random_file(std::mt19937& rng) {
+  const char* bits[] = {"ab",  "PM_", "RESUME", "Resume", " ",    "_",   "x1",   "\r\n", "\n",
+                        "\n",  "é",   "Müller", "\xff", "\xc3", "K",    "\xe2\x84\xaa", "s",
+                        "\t",  "(",   "a.b",    "\0",   "zz",   "k",    "abc"};
+  constexpr size_t n_bits = sizeof(bits) / sizeof(bits[0]);
+  std::string f;
+  if (rng() % 8 == 0) f = "\xef\xbb\xbf";
+  const size_t n = rng() % 600;
+  while (f.size() < n) {
+    if (rng() % 80 == 0) f += std::string(40 + rng() % 90, "ab"[rng() % 2]);
+    const char* b = bits[rng() % n_bits];
+    f.append(b, *b ? std::strlen(b) : 1);
+  }
+  if (rng() % 3 == 0) {  // CRLF throughout
+    std::string c;
+    for (char ch : f) {
+      if (ch == '\n' && (c.empty() || c.back() != '\r')) c += '\r';
+      c += ch;
+    }
+    f = c;
+  }
+  return f;
+}
+
+const std::vector<std::string> kLiterals = {"ab", "a", "b a", "x1", "_a", "abc", "PM_RESUME",
+                                            "resume", "é", "Müller", "\xff", "k", "s", "a.b",
+                                            "(", "zz\tab", "RESUME\r"};
+const std::vector<std::string> kRegexes = {
+    "b+a",         "^a",        "a$",          "x.?b",          "c\\b",      "[A-Z]+_RESUME",
+    "PM_(RESUME|SUSPEND)",      "\\w{2}\\s+\\w", "[^a]b",     "\\Wb",          "a.b",
+    "(?P<n>ab)c",  "[[:upper:]]{2}", "\\x41B",  "ab|^zz",        "\\d",       "[]a]",
+    "é+",          "(?i)ab",    "R.*E",        "[a-c]{2,3}$",   "\\Sa",      "b\\.",
+    "u(s|m)e"};
+
+TEST(PatternSet, ScanIsTheSameWithAndWithoutTheSet) {
+  std::mt19937 rng(4242);
+  int built = 0, matched = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const bool icase = rng() % 3 == 0, word = rng() % 4 == 0, regex = rng() % 2 == 0;
+    const size_t k = 1 + rng() % 6;
+    std::vector<std::string> pats;
+    for (size_t i = 0; i < k; ++i)
+      pats.push_back(regex ? kRegexes[rng() % kRegexes.size()] : kLiterals[rng() % kLiterals.size()]);
+    auto parts = [&] {
+      std::vector<std::unique_ptr<text::Matcher>> v;
+      for (const auto& p : pats) {
+        text::RegexError err;
+        v.push_back(regex ? text::regex_matcher(p, icase, word, err)
+                          : text::literal_matcher(p, icase, word));
+      }
+      return v;
+    };
+    auto set = text::pattern_set(pats, regex ? text::SetSyntax::Regex : text::SetSyntax::Literal,
+                                 icase);
+    built += set != nullptr;
+    auto plain = text::any_of(parts());
+    // The set from the start, or (lazily built) after a few lines searched without it.
+    const bool lazy = rng() % 4 == 0;
+    auto fast = lazy ? text::any_of(parts(),
+                                    text::lazy_pattern_set(pats, regex ? text::SetSyntax::Regex
+                                                                       : text::SetSyntax::Literal,
+                                                           icase),
+                                    50 + rng() % 200)
+                     : text::any_of(parts(), set, 0);
+    std::string what = "round " + std::to_string(round) + (regex ? " regex" : " literal") +
+                       (icase ? " -i" : "") + (word ? " --word" : "") + ":";
+    for (const auto& p : pats) what += " '" + p + "'";
+    for (int f = 0; f < 3; ++f) {
+      const std::string file = random_file(rng);
+      text::ScanOptions o;
+      o.chunk = 1 + rng() % 200;
+      o.max_line = rng() % 4 == 0 ? 40 + rng() % 40 : 1 << 20;
+      o.context = rng() % 3;
+      const Outcome want = scan_all(*plain, file, o);
+      const Outcome got = scan_all(*fast, file, o);
+      ASSERT_EQ(got, want) << what << " chunk " << o.chunk << " cap " << o.max_line;
+      matched += static_cast<int>(want.found);
+    }
+  }
+  EXPECT_GT(built, 1500);  // the set was there to be tested most of the time
+  EXPECT_GT(matched, 20000);
+}
+
+// Where Hyperscan could read a pattern otherwise than RE2 does, no set is built.
+TEST(PatternSet, RefusesWhatItCannotKeep) {
+  EXPECT_EQ(text::hyperscan_spelling("é", false), "");
+  EXPECT_EQ(text::hyperscan_spelling("(?i)a", false), "");
+  EXPECT_EQ(text::hyperscan_spelling("\\pL", false), "");
+  EXPECT_EQ(text::hyperscan_spelling("\\Aa", false), "");
+  EXPECT_EQ(text::hyperscan_spelling("\\Qa.b\\E", false), "");
+  EXPECT_EQ(text::hyperscan_spelling("\\x{212A}", false), "");
+  // Under RE2's case folding k and s also match the Kelvin sign and the long s.
+  EXPECT_EQ(text::hyperscan_spelling("ok", true), "");
+  EXPECT_EQ(text::hyperscan_spelling("[a-z]", true), "");
+  EXPECT_EQ(text::hyperscan_spelling("\\w", true), "");
+  EXPECT_EQ(text::hyperscan_spelling("ab", true), "ab");
+  // A character of UTF-8 is one to four bytes where Hyperscan's byte mode takes one.
+  EXPECT_EQ(text::hyperscan_spelling("a.b", false), "a(?:[^\\n]{1,4})b");
+  EXPECT_EQ(text::hyperscan_spelling("a.*b", false), "a(?:[^\\n]{1,4})*b");
+  EXPECT_EQ(text::hyperscan_spelling("[^a]", false), "(?:[^a]|[\\x80-\\xff]{2,4})");
+  EXPECT_EQ(text::hyperscan_spelling("(?P<x>a)", false), "(a)");
+  EXPECT_EQ(text::pattern_set({"a", ""}, text::SetSyntax::Literal, false), nullptr);
+#ifdef TACK_HYPERSCAN
+  // Every spelling above compiles: a repetition of a widened `.` or class included.
+  EXPECT_NE(text::pattern_set({"R.*E", "x.?b", "[^a]+b", "\\W{2}", "(?P<n>ab)c"},
+                              text::SetSyntax::Regex, false),
+            nullptr);
+#endif
+  EXPECT_EQ(text::pattern_set({"a", "b*"}, text::SetSyntax::Regex, false), nullptr);
+}
+
+TEST(PatternSet, NamesEveryPatternThatMatchesALine) {
+  auto set = text::pattern_set({"PM_RESUME", "pm_suspend", "zz"}, text::SetSyntax::Literal, true);
+  if (!set) GTEST_SKIP() << "no multi-pattern engine on this machine";
+  auto sc = set->scanner();
+  std::vector<uint32_t> ids;
+  sc->which("x pm_resume PM_SUSPEND", ids);
+  EXPECT_EQ(ids, (std::vector<uint32_t>{0, 1}));
+  sc->which("nothing", ids);
+  EXPECT_TRUE(ids.empty());
+  const std::string buf = "one\ntwo zz\nthree\n";
+  const size_t at = sc->first(buf, 0);
+  EXPECT_GE(at, 4u);
+  EXPECT_LT(at, 10u);
+  EXPECT_EQ(sc->first(buf, 11), std::string_view::npos);
+}
+
+}  // namespace
