@@ -20,6 +20,16 @@
 #     directory fsync 0.9 ms. The directory fsync costs 0.3-0.4 ms of it and both fsyncs
 #     together about 0.5 ms (builds without them, interleaved): the diff, which the contract
 #     requires, is what keeps the ratio above 1 (without it, 1.1-1.3x).
+#     That diff (diff_lines alone, warm, best of 100: 2.2-2.4 ms) was hardly Myers (about 1%
+#     of its samples: the changed lines have no equal on the other side and are set aside
+#     before it runs) but the work per line around it: both sides interned through a hash
+#     table, a memchr call per line, two more scans for the line endings, a second huge page
+#     to clear. Now the new side's lines that face their old line take its id in place, lines
+#     are split 16 bytes at a time, write hands over the line endings it tallied and the table
+#     shares the arena's page: 1.4-1.5 ms. Against the build before, interleaved (40 runs,
+#     --no-journal, load 14): write 0.88x, its dry run 0.69x. Against cp + sync FILE, on a
+#     disk other writers' fsyncs queue on: 1.90x at load 20 (70.3 ms against 36.9 ms; the
+#     build before: 2.72x at load 25, 135.8 ms against 49.9 ms). Not met.
 #  2. write --create of the same 1 MiB, against cp to a new name + sync.
 #  3. The write of 1 as a dry run (read, hash, diff; no fsync) against cat of the file.
 #  4. replace of one string in a 10 MiB file against cp of the replaced bytes + sync.
@@ -30,8 +40,20 @@
 # witness or count the occurrences, stream the new file, diff the changed region and fsync.
 #
 #  5. edit of one line (named by the witness seek printed) vs sed -i 'Ns/.*/changed/'.
-#     Goal <= 1.0x.
-#  6. replace of one string vs sed -i 's/OLD/NEW/'. Goal <= 1.0x.
+#     Goal <= 1.0x. Where edit's time goes (perf, one call): the witnesses 42% (every line's
+#     window hashed at every radius in pass 1, and again in pass 2, which must count them
+#     whenever the value asked for also turns up at another line's larger radius, as it does
+#     among the 22 million values of 100 MiB), SHA-256 24% (the file, and the new file),
+#     line hashes 6%, the XXH3 check 4%, the rest reads and writes; then the fsyncs.
+#  6. replace of one string vs sed -i 's/OLD/NEW/'. Goal <= 1.0x. SHA-256 was 35% of its
+#     samples (two passes) and the temporary file's writes 26%.
+#     For both, the new file's hash now resumes from a snapshot of the old file's taken in
+#     pass 1 before the first change (writer::ShaMarks; pass 2 still reads and checks those
+#     bytes): against the build before, interleaved (10 runs, --no-journal, load 12-13),
+#     replace 0.88x, edit 0.96x. Against sed -i (this script, journal on): replace 0.58x at
+#     load 16 (1523 ms against 2643 ms; before: 0.83x at load 16), met; edit 1.46x at load
+#     22 (4412 ms against 3023 ms; before: 1.76x at load 20), not met: the witnesses' passes
+#     are what is left over sed's time.
 #  7. Peak RSS: write of 1 MiB (holds the content and the old file), replace in 10 and
 #     100 MiB, edit in 100 MiB (goal: a few MiB plus the changed region; met at <= 8 MiB).
 #  8. The journal's cost (.tack/journal, for undo): each change with its record against the

@@ -441,7 +441,9 @@ Json run(const Args& a, contract::Context& ctx) {
   if (old_kept) {
     // Unchanged: the content with itself (no hunks, its own line-ending policy on both
     // sides): the bytes compare equal at once and nothing is split.
-    text::Diff d = text::diff_lines(changed ? old_bytes.view() : content, content, opt);
+    text::Diff d = text::diff_lines(changed ? old_bytes.view() : content, content, opt,
+                                    changed ? old_eols.result() : new_eols.result(),
+                                    new_eols.result());
     truncated = d.truncated;
     diff = text::diff_json(d);
   } else {

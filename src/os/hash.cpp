@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
 #include <memory>
 
 namespace os {
@@ -43,6 +44,11 @@ void Sha::update(std::string_view bytes) {
     SHA512_Update(reinterpret_cast<SHA512_CTX*>(state_), bytes.data(), bytes.size());
   else
     SHA256_Update(reinterpret_cast<SHA256_CTX*>(state_), bytes.data(), bytes.size());
+}
+
+void Sha::assign(const Sha& other) {
+  algo_ = other.algo_;
+  std::memcpy(state_, other.state_, sizeof state_);
 }
 
 std::string Sha::hex() {

@@ -29,6 +29,10 @@ class Sha {
   Sha& operator=(const Sha&) = delete;
   void update(std::string_view bytes);
   std::string hex();  // finishes: 64 (SHA-256) or 128 (SHA-512) lowercase hex digits
+  // Takes over `other`'s state: from here on the hash of the bytes `other` was given, and of
+  // what follows (the contexts are plain data). A rewrite that keeps a file's first bytes
+  // starts its hash where a snapshot of the file's own left off.
+  void assign(const Sha& other);
 
  private:
   Algo algo_;

@@ -71,6 +71,11 @@ struct Diff {
 // The diff from `old_text` to `new_text`. DiffLine views point into both inputs, which must
 // outlive the result.
 Diff diff_lines(std::string_view old_text, std::string_view new_text, const DiffOptions& opt = {});
+// The same, for a caller that tallied both texts' line-ending policies as it read them (an
+// EolTally): they are not counted again, two passes over each text fewer. They must be the
+// texts' own (what the overload above finds).
+Diff diff_lines(std::string_view old_text, std::string_view new_text, const DiffOptions& opt,
+                Eol old_eol, Eol new_eol);
 
 // The diff of two files given as the regions in which they differ, for a caller that never
 // holds both files whole (replace streams the file it rewrites). Each region is a run of whole

@@ -92,6 +92,7 @@ os::Result<EditScan> scan_lines(int fd, const std::string& path, text::WitnessSe
         eols.add(piece);
         if (pos == 0) out.bom = text::has_bom(piece);
         out.total += piece.size();
+        out.marks.mark(out.total, hash);
         out.over = out.over || out.total > max_bytes;
         return !out.over;
       },
@@ -108,7 +109,8 @@ os::Result<Rewritten> rewrite_lines(int fd, const std::string& path, const EditS
                                     text::WitnessSearch* search, const std::vector<text::Cut>* cuts,
                                     os::TempFile* tmp) {
   Check check;
-  RewriteSink sink(tmp);
+  // Cuts come sorted by where they start: the new file is the old one up to the first.
+  RewriteSink sink(tmp, &first.marks, cuts && !cuts->empty() ? cuts->front().start : first.total);
   auto emit = [&](std::string_view piece) { sink(piece); };
   std::optional<text::CutSplicer> splicer;
   if (cuts) splicer.emplace(*cuts);

@@ -30,6 +30,7 @@ namespace writer {
 struct EditScan {
   std::string sha256;
   std::optional<std::pair<uint64_t, uint64_t>> check;  // Check's digest
+  ShaMarks marks;                                      // the hash's snapshots (ShaMarks)
   uint64_t total = 0;
   bool bom = false, over = false;
   text::Eol eol = text::Eol::None;

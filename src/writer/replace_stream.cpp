@@ -51,6 +51,7 @@ os::Result<Scanned> scan(int fd, const std::string& path, std::vector<text::Find
     check.update(piece);
     eols.add(piece);
     out.total += static_cast<uint64_t>(n);
+    out.marks.mark(out.total, hash);
     win.set_size(win.size() + static_cast<size_t>(n));
     if (first) {
       out.bom = text::has_bom(win.view());
@@ -144,7 +145,9 @@ os::Result<Rewritten> rewrite(int fd, const std::string& path, const Scanned& fi
   mem::Bytes win;
   if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
   Check check;
-  RewriteSink sink(tmp);
+  uint64_t first_change = first.total;
+  for (const text::Found& f : at) first_change = std::min(first_change, f.pos);
+  RewriteSink sink(tmp, &first.marks, first_change);
   auto emit = [&](std::string_view piece) { sink(piece); };
   text::Splicer splicer(at, old_len, new_raw);
   uint64_t pos = 0;

@@ -294,6 +294,88 @@ TEST(Diff, RandomInputsApplyExactlyAndAreMinimal) {
   }
 }
 
+// The edit an agent makes: a copy of the old text with a few lines changed, inserted, deleted
+// or moved, lines repeated here and there, lines of every length (the line splitter reads 16
+// bytes at a time: '\n' at every offset in a block, lines longer than a block). The new side
+// is mostly the old side in order, the case its ids are found for without the table.
+std::string edited_text(std::mt19937& rng, const std::string& a) {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < a.size();) {
+    size_t j = a.find('\n', i);
+    if (j == std::string::npos) j = a.size() - 1;
+    lines.push_back(a.substr(i, j + 1 - i));
+    i = j + 1;
+  }
+  std::uniform_int_distribution<int> what(0, 5);
+  std::uniform_int_distribution<size_t> where(0, lines.size());
+  const int edits = std::uniform_int_distribution<int>(0, 6)(rng);
+  for (int e = 0; e < edits && !lines.empty(); ++e) {
+    const size_t at = where(rng) % lines.size();
+    switch (what(rng)) {
+      case 0: lines[at] = "changed " + std::to_string(e) + "\n"; break;
+      case 1: lines.insert(lines.begin() + static_cast<long>(at), "inserted\n"); break;
+      case 2: lines.erase(lines.begin() + static_cast<long>(at)); break;
+      case 3: {
+        const std::string copy = lines[(at * 7) % lines.size()];
+        lines.insert(lines.begin() + static_cast<long>(at), copy);
+        break;
+      }
+      case 4: std::swap(lines[at], lines[(at + 3) % lines.size()]); break;
+      default: {
+        const std::string copy = lines[at];
+        lines.push_back(copy);
+        break;
+      }
+    }
+  }
+  std::string b;
+  for (auto& l : lines) b += l;
+  if (!b.empty() && what(rng) == 0) b.pop_back();  // no final newline
+  return b;
+}
+
+std::string long_lines_text(std::mt19937& rng, int max_lines) {
+  std::uniform_int_distribution<int> n(0, max_lines), len(0, 40), pick(0, 9);
+  std::string s;
+  for (int i = n(rng); i > 0; --i) {
+    const int k = pick(rng);
+    s += std::string(static_cast<size_t>(len(rng) % (k + 1) * 3), static_cast<char>('a' + k));
+    s += "l" + std::to_string(k) + "\n";
+  }
+  return s;
+}
+
+TEST(Diff, EditedCopiesApplyExactlyAndAreMinimal) {
+  std::mt19937 rng(20261202);
+  for (int round = 0; round < 3000; ++round) {
+    const std::string a = long_lines_text(rng, 60);
+    const std::string b = edited_text(rng, a);
+    auto d = text::diff_lines(a, b);
+    ASSERT_EQ(applied(a, d), b) << "round " << round;
+    auto la = lines_of(a), lb = lines_of(b);
+    const size_t common = lcs(la, lb);
+    ASSERT_EQ(d.removed, la.size() - common) << "round " << round;
+    ASSERT_EQ(d.added, lb.size() - common) << "round " << round;
+    // And the other way round: the new side's lines are then looked up as the old side's.
+    auto back = text::diff_lines(b, a);
+    ASSERT_EQ(applied(b, back), a) << "round " << round;
+    ASSERT_EQ(back.removed + back.added, d.removed + d.added) << "round " << round;
+  }
+}
+
+TEST(Diff, KnownLineEndingsGiveTheSameDiff) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 500; ++round) {
+    const std::string a = random_text(rng, 30, 1 + round % 6), b = random_text(rng, 30, 3);
+    const auto plain = text::diff_lines(a, b);
+    text::EolTally ta, tb;
+    ta.add(a);
+    tb.add(b);
+    const auto told = text::diff_lines(a, b, {}, ta.result(), tb.result());
+    ASSERT_EQ(text::diff_json(told).dump(), text::diff_json(plain).dump()) << "round " << round;
+  }
+}
+
 // Fast is counted in Myers steps (the budget), not time: past the budget the rest is reported
 // removed-then-added whole, which these assertions would see. Lines without an equal on the
 // other side are set aside before Myers runs, so scattered changes and unrelated files leave it

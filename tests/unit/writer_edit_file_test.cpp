@@ -186,3 +186,33 @@ TEST_F(EditFile, EditsThatGiveTheFileBackChangeNothing) {
 }
 
 }  // namespace
+
+namespace {
+// Unique numbered lines, `mib` MiB of them.
+std::string numbered_file(size_t mib) {
+  std::string out;
+  for (size_t i = 0; out.size() < (mib << 20); ++i) out += "line " + std::to_string(i) + " of it\n";
+  return out;
+}
+}  // namespace
+
+TEST_F(EditFile, TheNewHashResumedFromPassOnesSnapshotsIsTheNewFilesOwn) {
+  // Past writer::ShaMarks::kMarkStep the new file's hash starts from a snapshot of the old
+  // file's: an edit deep in the file, one before the first snapshot, and a dry run of the
+  // deep one each answer the SHA-256 of the bytes the file then holds (or would).
+  const std::string text = numbered_file(10);
+  std::vector<uint64_t> h;
+  for (const text::Line& l : text::split_lines(text)) h.push_back(text::line_hash(l.raw));
+  const auto all = text::all_witnesses(h);
+  for (size_t line : {all.size() - 3, all.size() / 2, size_t{1}}) {
+    for (bool dry : {true, false}) {
+      put(root_ / "n.txt", text);
+      const text::LineEdit e = edit(all[line], {"changed"});
+      auto r = run("n.txt", {e}, dry);
+      ASSERT_TRUE(std::holds_alternative<writer::Edited>(r)) << std::get<1>(r)[0].message;
+      const std::string want = edited(text, all, all[line], e);
+      EXPECT_EQ(std::get<writer::Edited>(r).after, os::sha256_hex(want)) << line;
+      EXPECT_EQ(get(root_ / "n.txt"), dry ? text : want) << line;
+    }
+  }
+}
