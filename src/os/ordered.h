@@ -62,7 +62,7 @@ class Ordered {
 
   // The threads start with the second slot: one file is searched on the main thread, which
   // saves a named file the threads' start-up (seek on one small file answers in about as long
-  // as a thread takes to start and its stack to fault in).
+  // as a thread takes to start and its stack to fault in). With one worker, no thread starts.
   Ordered(std::vector<Worker>& workers, Work work, Take take, Done done)
       : work_(std::move(work)),
         take_(std::move(take)),
@@ -91,6 +91,14 @@ class Ordered {
     s->seq = pushed_;
     ring_[pushed_ % kWindow] = std::move(s);
     pushed_.store(pushed_ + 1);
+    // One worker: the work runs here, between pushes. A second thread would only add a
+    // hand-over per slot (a futex wake and a wait for the scheduler, which on a busy machine
+    // cost more than a small file's search) to overlap the walk with the search.
+    if (workers_.size() == 1) {
+      run_here();
+      drain(Mode::Ready);
+      return;
+    }
     if (threads_.empty() && pushed_ >= 2)
       for (auto& w : workers_) threads_.emplace_back([this, &w] { loop(w); });
     // Sleeping workers are woken for a batch, not for each slot: a wake-up costs more than

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -41,9 +42,11 @@ class Scanner {
   ScanResult run();
 
  private:
-  const char* at(uint64_t off) const { return buf_.data() + (off - base_); }
+  // The byte at file offset `base_` sits `lead_` bytes into the buffer (see ScanBuffer).
+  char* data() const { return buf_.data() + lead_; }
+  const char* at(uint64_t off) const { return data() + (off - base_); }
   uint64_t off_of(const void* p) const {
-    return base_ + (static_cast<const char*>(p) - buf_.data());
+    return base_ + (static_cast<const char*>(p) - data());
   }
   uint64_t end() const { return base_ + len_; }
 
@@ -75,6 +78,7 @@ class Scanner {
 
   ScanBuffer& buf_;  // the caller's, reused from file to file
   uint64_t base_ = 0;
+  size_t lead_ = 0;  // base_ % ScanBuffer::kAlign
   size_t len_ = 0;
   bool eof_ = false;
   uint64_t pos_ = 0;
@@ -95,8 +99,8 @@ class Scanner {
 
 bool Scanner::fill() {
   if (eof_) return true;
-  if (buf_.size() < len_ + chunk_) buf_.grow(len_ + chunk_, len_);
-  long long n = read_(buf_.data() + len_, chunk_, base_ + len_);
+  if (buf_.size() < lead_ + len_ + chunk_) buf_.grow(lead_ + len_ + chunk_, lead_ + len_);
+  long long n = read_(data() + len_, chunk_, base_ + len_);
   if (n < 0) {
     r_.error = static_cast<int>(-n);
     stop_ = true;
@@ -110,9 +114,11 @@ bool Scanner::fill() {
 void Scanner::drop(uint64_t to) {
   const size_t k = static_cast<size_t>(to - base_);
   if (k == 0) return;
-  std::memmove(buf_.data(), buf_.data() + k, len_ - k);
+  const size_t lead = static_cast<size_t>(to % ScanBuffer::kAlign);
+  std::memmove(buf_.data() + lead, data() + k, len_ - k);
   len_ -= k;
   base_ = to;
+  lead_ = lead;
 }
 
 void Scanner::shift(uint64_t to) {
@@ -139,9 +145,9 @@ bool Scanner::crlf() {
   crlf_known_ = true;
   crlf_ = false;
   if (base_ == 0) {
-    if (const void* nl = std::memchr(buf_.data(), '\n', len_)) {
+    if (const void* nl = std::memchr(data(), '\n', len_)) {
       const char* p = static_cast<const char*>(nl);
-      if (p == buf_.data() || p[-1] != '\r') return false;
+      if (p == data() || p[-1] != '\r') return false;
     }
   }
   std::string tmp(64 * 1024, '\0');
@@ -316,7 +322,7 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
     }
     return;
   }
-  const std::string_view view(buf_.data(), static_cast<size_t>(to - base_));
+  const std::string_view view(data(), static_cast<size_t>(to - base_));
   while (p < to && !stop_) {
     const size_t h = m_.find(view, static_cast<size_t>(p - base_));
     // A hit at `to` itself is an empty match at the end of a last line without '\n'; after
@@ -424,7 +430,7 @@ void Scanner::long_line() {
 
 ScanResult Scanner::run() {
   if (!fill()) return r_;
-  std::string_view head(buf_.data(), std::min(len_, kBinaryProbe));
+  std::string_view head(data(), std::min(len_, kBinaryProbe));
   std::string probe;
   if (head.size() < kBinaryProbe && !eof_) {
     probe.resize(kBinaryProbe);
@@ -460,7 +466,7 @@ ScanResult Scanner::run() {
     for (;;) {
       const size_t before = len_;
       if (!fill()) break;
-      if (const void* nl = std::memchr(buf_.data() + before, '\n', len_ - before)) {
+      if (const void* nl = std::memchr(data() + before, '\n', len_ - before)) {
         if (off_of(nl) - base_ > o_.max_line) long_line();
         break;
       }
@@ -485,7 +491,9 @@ ScanResult Scanner::run() {
 void ScanBuffer::grow(size_t n, size_t keep) {
   if (n <= size_) return;
   n = std::max(n, size_ + size_ / 2);
-  auto fresh = std::make_unique_for_overwrite<char[]>(n);
+  n = (n + kAlign - 1) / kAlign * kAlign;
+  Memory fresh(static_cast<char*>(std::aligned_alloc(kAlign, n)));
+  if (!fresh) throw std::bad_alloc();
   if (keep) std::memcpy(fresh.get(), p_.get(), keep);
   p_ = std::move(fresh);
   size_ = n;

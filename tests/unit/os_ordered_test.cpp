@@ -128,4 +128,45 @@ TEST(Ordered, AConsumerThatSaysStopStopsEverything) {
   EXPECT_EQ(r.done.size(), 9u);  // done() of the tenth slot is not called
 }
 
+// One worker: every slot's work runs on the pushing thread itself, between pushes, each
+// slot's output taken before the next slot is pushed; large outputs and a stop behave as
+// with threads.
+TEST(Ordered, OneWorkerWorksOnThePushingThread) {
+  std::vector<Worker> workers(1);
+  const std::thread::id main = std::this_thread::get_id();
+  std::vector<std::string> taken;
+  size_t pushed = 0, off_thread = 0, late = 0;
+  Pool* self = nullptr;
+  Pool pool(
+      workers,
+      [&](Slot& s, Worker&) {
+        if (std::this_thread::get_id() != main) ++off_thread;
+        for (int k = 0; k < s.count; ++k) self->publish(s, Piece{piece(s.id, k, s.piece_bytes)});
+        s.last = Piece{piece(s.id, s.count, 1)};
+      },
+      [&](Slot& s, Piece& p) {
+        if (s.id + 1 != pushed) ++late;  // taken after a later slot was pushed
+        taken.push_back(p.bytes.substr(0, p.bytes.find('.')));
+        return taken.size() < 500;
+      },
+      [&](Slot&) { return true; });
+  self = &pool;
+  std::vector<std::string> want;
+  for (uint64_t id = 0; id < 1000 && !pool.stopped(); ++id) {
+    auto s = std::make_unique<Slot>();
+    s->id = id;
+    s->count = static_cast<int>(id % 3);
+    s->piece_bytes = id % 7 == 0 ? (300 << 10) : 16;
+    for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 1).substr(0, piece(id, k, 1).find('.')));
+    ++pushed;
+    pool.push(std::move(s));
+  }
+  pool.finish();
+  EXPECT_EQ(off_thread, 0u);
+  EXPECT_EQ(late, 0u);
+  ASSERT_EQ(taken.size(), 500u);
+  want.resize(500);
+  EXPECT_EQ(taken, want);
+}
+
 }  // namespace

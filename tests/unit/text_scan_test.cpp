@@ -307,4 +307,52 @@ TEST(Scanner, ReadErrorsAreReported) {
   EXPECT_EQ(r.error, 5);
 }
 
+// Each read lands at an address congruent to its file offset modulo ScanBuffer::kAlign (the
+// kernel copies from the page cache at half speed otherwise), across chunks whose leftover
+// line moves the next read off a boundary, long lines and a buffer kept from file to file;
+// the lines found stay those of the reference.
+TEST(Scanner, ReadsLandCoAlignedWithTheirFileOffsets) {
+  std::mt19937 rng(11);
+  text::ScanBuffer buffer;
+  for (int round = 0; round < 40; ++round) {
+    std::string file;
+    while (file.size() < 20000) {
+      file.append(rng() % (round % 3 == 0 ? 3000 : 90), 'x');
+      if (rng() % 4 == 0) file += "needle";
+      file += '\n';
+    }
+    auto m = text::literal_matcher("needle", false, false);
+    text::ScanOptions o;
+    o.chunk = 64 + rng() % 3000;
+    o.max_line = 1024 + rng() % 2048;
+    o.context = rng() % 3;
+    size_t reads = 0, misaligned = 0;
+    text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+      size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+      std::memcpy(buf, file.data() + off, n);
+      if (buf >= buffer.data() && buf < buffer.data() + buffer.size()) {  // a chunk
+        ++reads;
+        if ((reinterpret_cast<uintptr_t>(buf) - off) % text::ScanBuffer::kAlign != 0) ++misaligned;
+      }
+      return static_cast<long long>(n);
+    };
+    std::vector<Ev> got;
+    text::LineSink sink = [&](const LineEvent& e) {
+      got.push_back({e.kind == LineEvent::Kind::Match, e.line, e.offset, std::string(e.text),
+                     e.length, e.too_long, e.spans ? *e.spans : std::vector<Span>{}, e.lo, e.hi});
+      return true;
+    };
+    text::scan(*m, o, read, sink, buffer);
+    EXPECT_GT(reads, 2u);
+    EXPECT_EQ(misaligned, 0u) << "round " << round;
+    const Ref want = reference(file, *m, o);
+    ASSERT_EQ(got.size(), want.events.size()) << "round " << round;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].line, want.events[i].line);
+      EXPECT_EQ(got[i].offset, want.events[i].offset);
+      EXPECT_EQ(got[i].text, want.events[i].text);
+    }
+  }
+}
+
 }  // namespace
