@@ -307,7 +307,7 @@ Json run(const Args& a, contract::Context& ctx) {
                     : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<seek::Worker> workers(cores);
   std::shared_ptr<const text::PatternSet> set;
-  if (a.patterns.size() > 1)
+  if (a.patterns.size() >= text::kSetMinPatterns)
     set = text::lazy_pattern_set(a.patterns,
                                  a.regex ? text::SetSyntax::Regex : text::SetSyntax::Literal,
                                  a.icase);
