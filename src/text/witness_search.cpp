@@ -55,11 +55,29 @@ void WitnessSearch::end_first(uint64_t end) {
   end_ = end;
   // The last lines' windows run past the end: their right neighbours are the edge.
   while (centered_ < total_) centers<1>();
-  start_finder(candidates_);
+  // Pass 2 settles only the candidates hits() asks about, of the values pass 1 does not know:
+  // one that holds its value first at radius index k (and nowhere else there) is named by it
+  // when its values at the k smaller radii are each held by another line too, and a fold
+  // when all of them are. So pass 2 hashes each line's window only up to the largest such
+  // radius, and none at all when every value is known.
+  std::vector<uint64_t> chosen;
+  int radii = 0;
+  for (const Wanted& w : wanted_) {
+    if (known(w.value)) continue;
+    for (int k = 0; k < kRadii; ++k)
+      if (w.count[static_cast<size_t>(k)] == 1) {
+        chosen.push_back(w.first[static_cast<size_t>(k)]);
+        radii = std::max(radii, k);
+      }
+    if (!w.folds.empty()) radii = kRadii;
+    chosen.insert(chosen.end(), w.folds.begin(), w.folds.end());
+  }
+  std::sort(chosen.begin(), chosen.end());
+  start_finder(std::move(chosen), radii);
 }
 
-void WitnessSearch::start_finder(std::vector<uint64_t> chosen) {
-  finder_.emplace(std::move(chosen));
+void WitnessSearch::start_finder(std::vector<uint64_t> chosen, int radii) {
+  finder_.emplace(std::move(chosen), radii);
   for (const Captured& c : captured_) finder_->add_context(c.line, c.hash);
   finder_->begin_count(total_);
 }
@@ -69,7 +87,7 @@ void WitnessSearch::around(const std::vector<uint64_t>& centers) {
   for (uint64_t c : centers)
     for (uint64_t i = c > around_ ? c - around_ : 0; i <= c + around_ && i < total_; ++i)
       chosen.push_back(i);
-  start_finder(std::move(chosen));
+  start_finder(std::move(chosen), kRadii);
 }
 
 void WitnessSearch::capture(uint64_t line) {
@@ -189,11 +207,13 @@ std::vector<uint64_t> WitnessSearch::hits(uint32_t value) const {
   std::vector<uint64_t> out;
   const Wanted* w = find(value);
   if (!w) return out;
-  std::vector<uint64_t> candidates = w->folds;
+  // Its value at radius index k is unique (pass 1 counted every line's): it is the witness
+  // when no smaller radius is unique, as pass 2 counted.
   for (size_t k = 0; k < kRadii; ++k)
-    if (w->count[k] == 1) candidates.push_back(w->first[k]);
-  for (uint64_t c : candidates)
-    if (witness(c) == value) out.push_back(c);
+    if (w->count[k] == 1 && finder_->shared(w->first[k], static_cast<int>(k)))
+      out.push_back(w->first[k]);
+  for (uint64_t c : w->folds)
+    if (finder_->shared(c, kRadii)) out.push_back(c);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -58,8 +58,8 @@ class WitnessSearch {
   // of a candidate or of line 0.
   std::pair<uint64_t, uint64_t> extent(uint64_t line) const;
 
-  // After pass 2 (after pass 1 for a value known()). The lines whose witness is `value`,
-  // ascending.
+  // After pass 2, before around() (after pass 1 for a value known()). The lines whose
+  // witness is `value`, ascending.
   std::vector<uint64_t> hits(uint32_t value) const;
   // Where a witness that names no line most likely pointed: the first line that has `value`
   // at some radius in [kMinRadius, kMaxRadius] (its neighbourhood intact but the radius that
@@ -98,7 +98,7 @@ class WitnessSearch {
   bool shared_below(uint64_t c, int radii, uint64_t last) const;
   void capture(uint64_t line);
   const Captured* captured(uint64_t line) const;
-  void start_finder(std::vector<uint64_t> chosen);
+  void start_finder(std::vector<uint64_t> chosen, int radii);
 
   uint64_t around_;
   std::vector<Wanted> wanted_;    // by value, ascending, distinct
@@ -107,10 +107,10 @@ class WitnessSearch {
   std::array<std::pair<uint64_t, uint64_t>, kRing> ring_{};   // (hash, start) by line
   std::array<std::array<uint32_t, kRadii>, kRing> values_{};  // the values of recent lines
   uint64_t n_ = 0, total_ = 0, end_ = 0;
-  uint64_t centered_ = 0;           // pass 1: the lines whose chains are done
-  uint64_t capture_until_ = 0;      // pass 1: lines up to this one are captured as they come
-  std::vector<Captured> captured_;  // ascending by line, distinct
-  std::vector<uint64_t> candidates_;
+  uint64_t centered_ = 0;             // pass 1: the lines whose chains are done
+  uint64_t capture_until_ = 0;        // pass 1: lines up to this one are captured as they come
+  std::vector<Captured> captured_;    // ascending by line, distinct
+  std::vector<uint64_t> candidates_;  // every line kept in pass 1, for its neighbourhood
   std::optional<WitnessFinder> finder_;
 };
 
