@@ -77,6 +77,7 @@ class WitnessFinder {
   // Whether a chosen line's values at its first `radii` radii (at most the finder's) are each
   // held by another line too: none of them is unique, so none settles its witness.
   bool shared(uint64_t index, int radii) const;
+  int radii() const { return radii_; }
 
  private:
   static constexpr int kWidth = 2 * kMaxRadius + 1;           // a window: offsets -R..R

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -41,6 +42,9 @@ class WitnessSearch {
   void end_first(uint64_t end);
   // Pass 2 (and the pass after around()): every line's hash again, in order.
   void count(uint64_t hash) { finder_->count(hash); }
+  // After pass 2: settles the candidates it counted. False when some need the larger radii
+  // counted too: then one more pass of count() over every line, and settle() again.
+  bool settle();
 
   uint64_t lines() const { return total_; }  // after pass 1
 
@@ -58,7 +62,7 @@ class WitnessSearch {
   // of a candidate or of line 0.
   std::pair<uint64_t, uint64_t> extent(uint64_t line) const;
 
-  // After pass 2, before around() (after pass 1 for a value known()). The lines whose
+  // After settle() gave true, before around() (after pass 1 for a value known()). The lines whose
   // witness is `value`, ascending.
   std::vector<uint64_t> hits(uint32_t value) const;
   // Where a witness that names no line most likely pointed: the first line that has `value`
@@ -99,6 +103,17 @@ class WitnessSearch {
   void capture(uint64_t line);
   const Captured* captured(uint64_t line) const;
   void start_finder(std::vector<uint64_t> chosen, int radii);
+  struct Pending {
+    uint64_t line;
+    int radii;  // named when its values at this many radii from kMinRadius are all shared
+    auto operator<=>(const Pending&) const = default;
+  };
+  static constexpr int kFirstRadii = 3;
+  void next_round();
+  bool named(uint64_t line, int radii) const;
+  std::vector<Pending> pending_;  // candidates not yet settled
+  std::vector<Pending> named_;    // candidates settled as named, sorted
+  int rounds_ = 0;
 
   uint64_t around_;
   std::vector<Wanted> wanted_;    // by value, ascending, distinct
