@@ -9,8 +9,9 @@
 // and the first of them, and the lines whose fold is it. Every line whose witness is v is
 // among those (the candidates). Whether a candidate's smaller radii were unique, settling it
 // on another value, depends on the whole file: a text::WitnessFinder over the candidates
-// counts that in the second pass. The witnesses of the lines around a candidate (which a
-// refusal shows) take one more counting pass, asked for with around().
+// counts that in the second pass, the smallest radii first (see settle()). The witnesses of the
+// lines around a candidate (which a refusal shows) take one more counting pass, asked for with
+// around().
 //
 // Memory: per distinct value asked for, kRadii counters and its candidates (about one for a
 // witness a reader printed; more only in a file crafted to collide), and per candidate the
