@@ -151,7 +151,8 @@ std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes) {
   return out;
 }
 
-WitnessFinder::WitnessFinder(std::vector<uint64_t> chosen) : chosen_(std::move(chosen)) {
+WitnessFinder::WitnessFinder(std::vector<uint64_t> chosen, int radii)
+    : chosen_(std::move(chosen)), radii_(std::clamp(radii, 0, kRadii)) {
   std::sort(chosen_.begin(), chosen_.end());
   chosen_.erase(std::unique(chosen_.begin(), chosen_.end()), chosen_.end());
   near_.assign(chosen_.size() * kWidth, kEdge);
@@ -181,7 +182,7 @@ void WitnessFinder::begin_count(uint64_t total_lines) {
     uint64_t w = mix::mix(at[0], 0, 0, 0);
     for (int r = 1; r <= kMaxRadius; ++r) {
       w = mix::mix(w, at[-r], at[r], r);
-      if (r < kMinRadius) continue;
+      if (r < kMinRadius || r >= kMinRadius + radii_) continue;
       uint32_t key = static_cast<uint32_t>(r) << 24 | value_of(w);
       auto [it, added] = tally_of_.try_emplace(key, static_cast<uint32_t>(tallies_.size()));
       if (added) tallies_.push_back({key, 0});
@@ -191,6 +192,7 @@ void WitnessFinder::begin_count(uint64_t total_lines) {
   }
   near_.clear();
   near_.shrink_to_fit();
+  open_ = tallies_.size();
 
   // A bit per value (of any radius) some chosen line holds, so the second pass can dismiss
   // almost every line's value with one load from a table that stays in cache, and consults
@@ -210,7 +212,8 @@ void WitnessFinder::count(uint64_t hash) {
   if (seen_ >= total_) return;
   ring_[seen_ & kRingMask] = hash;
   ++seen_;
-  if (tallies_.empty()) return;  // nothing chosen: nothing to count
+  // Nothing chosen, or every value counted already seen twice: nothing left to count.
+  if (open_ == 0) return;
   // Line seen_ - 1 completes the window of the line kMaxRadius before it; such lines are
   // counted kLanes at a time (mix::chains).
   while (seen_ > kMaxRadius && seen_ - kMaxRadius - counted_ >= kLanes) count_centers<kLanes>();
@@ -223,21 +226,32 @@ template <int L>
 void WitnessFinder::count_centers() {
   uint32_t values[L][kRadii], folds[L];
   mix::chains<L, false>(
-      counted_, total_, [&](uint64_t i) { return ring_[i & kRingMask]; }, values, folds);
+      counted_, total_, [&](uint64_t i) { return ring_[i & kRingMask]; }, values, folds,
+      kMinRadius + radii_ - 1);
   for (int l = 0; l < L; ++l)
-    for (int k = 0; k < kRadii; ++k) {
+    for (int k = 0; k < radii_; ++k) {
       const uint32_t v = values[l][k];
       const uint32_t b = v & filter_mask_;
       if (!(filter_[b >> 6] >> (b & 63) & 1)) continue;
       auto it = tally_of_.find(static_cast<uint32_t>(k + kMinRadius) << 24 | v);
-      if (it != tally_of_.end() && tallies_[it->second].count < 2) ++tallies_[it->second].count;
+      if (it == tally_of_.end() || tallies_[it->second].count >= 2) continue;
+      if (++tallies_[it->second].count == 2) --open_;
     }
   counted_ += L;
 }
 
+bool WitnessFinder::shared(uint64_t index, int radii) const {
+  auto pos = std::lower_bound(chosen_.begin(), chosen_.end(), index);
+  if (pos == chosen_.end() || *pos != index || radii > radii_) return false;
+  const auto k = static_cast<size_t>(pos - chosen_.begin());
+  for (size_t j = 0; j < static_cast<size_t>(radii); ++j)
+    if (tallies_[tally_[k * kRadii + j]].count < 2) return false;
+  return true;
+}
+
 uint32_t WitnessFinder::result(uint64_t index) const {
   auto pos = std::lower_bound(chosen_.begin(), chosen_.end(), index);
-  if (pos == chosen_.end() || *pos != index || tally_.empty()) return 0;
+  if (pos == chosen_.end() || *pos != index || tally_.empty() || radii_ < kRadii) return 0;
   const auto k = static_cast<size_t>(pos - chosen_.begin());
   // The count includes the line itself, so 1 means no other line shares the value.
   for (size_t j = 0; j < kRadii; ++j) {

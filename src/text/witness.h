@@ -47,7 +47,7 @@ uint64_t line_hash_read(
 uint64_t witness_mix(uint64_t acc, uint64_t left, uint64_t right, int64_t r);
 // kEdge of the definition above.
 inline constexpr uint64_t kWitnessEdge = 0x7461636b65646765;  // "tackedge"
-std::string witness_text(uint32_t value);  // "h" + 6 lowercase hex digits
+std::string witness_text(uint32_t value);                     // "h" + 6 lowercase hex digits
 // Parses "h" + 6 hex digits; false otherwise.
 bool parse_witness(std::string_view text, uint32_t& value);
 
@@ -62,13 +62,22 @@ std::vector<uint32_t> all_witnesses(std::span<const uint64_t> hashes);
 // past the end), so there is no separate finaliser. Lines are fed in order, each exactly once
 // per pass; count() calls past total_lines are ignored.
 // Memory O(chosen lines × kMaxRadius). Gives exactly what all_witnesses gives.
+// A finder told to count only the first `radii` radii (from kMinRadius) hashes each line's
+// window only that far, and stops counting once every value it counts is seen twice: it
+// answers shared(), not result() (the witness may lie at a radius it did not count).
 class WitnessFinder {
  public:
-  explicit WitnessFinder(std::vector<uint64_t> chosen);  // 0-based line indices, ascending
+  // 0-based line indices, ascending; radii in [0, kMaxRadius - kMinRadius + 1].
+  explicit WitnessFinder(std::vector<uint64_t> chosen, int radii = kMaxRadius - kMinRadius + 1);
   void add_context(uint64_t index, uint64_t hash);
   void begin_count(uint64_t total_lines);
   void count(uint64_t hash);
-  uint32_t result(uint64_t index) const;  // only for a chosen index, after the second pass
+  // Only for a chosen index, after the second pass, of a finder counting every radius.
+  uint32_t result(uint64_t index) const;
+  // Whether a chosen line's values at its first `radii` radii (at most the finder's) are each
+  // held by another line too: none of them is unique, so none settles its witness.
+  bool shared(uint64_t index, int radii) const;
+  int radii() const { return radii_; }
 
  private:
   static constexpr int kWidth = 2 * kMaxRadius + 1;           // a window: offsets -R..R
@@ -77,6 +86,8 @@ class WitnessFinder {
   static constexpr int kLanes = 4;                            // lines counted side by side
 
   std::vector<uint64_t> chosen_;  // ascending, distinct
+  int radii_;                     // the radii counted: kMinRadius .. kMinRadius + radii_ - 1
+  size_t open_ = 0;               // pass 2: tallies still below 2; none left, counting stops
   size_t cursor_ = 0;             // pass 1: first chosen line whose window is not yet behind
   std::vector<uint64_t> near_;    // pass 1: chosen × kWidth hashes, kEdge where no line
   struct Tally {

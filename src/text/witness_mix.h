@@ -45,17 +45,19 @@ inline constexpr int kRadii = kMaxRadius - kMinRadius + 1;  // the radii that ca
 
 // The chains of L consecutive lines c0 .. c0 + L - 1 of an n-line file, side by side:
 // values[l][r - kMinRadius] is line c0 + l's value at radius r, folds[l] its index fold.
-// hash(i) is line i's line_hash for every i within kMaxRadius of them inside the file. A
+// hash(i) is line i's line_hash for every i within `top` of them inside the file. The chains
+// stop at radius `top` (values past it are left unset, and folds need top = kMaxRadius): a
+// count that needs only the smaller radii costs only their hashes. A
 // chain is a run of kMaxRadius dependent XXH3 calls, each waiting on the last; the chains of
 // different lines do not wait on each other, so the processor overlaps L of them (measured:
 // a dry run of edit over 100 MiB of 56-byte lines, two such passes, 0.47 s of CPU line by
 // line, 0.36-0.41 s at L = 4; L = 2 and 8 no better).
 template <int L, bool Folds, class Hash>
 inline void chains(uint64_t c0, uint64_t n, const Hash& hash, uint32_t (&values)[L][kRadii],
-                   uint32_t (&folds)[L]) {
+                   uint32_t (&folds)[L], int top = kMaxRadius) {
   uint64_t w[L];
   for (int l = 0; l < L; ++l) w[l] = mix(hash(c0 + static_cast<uint64_t>(l)), 0, 0, 0);
-  for (int r = 1; r <= kMaxRadius; ++r) {
+  for (int r = 1; r <= top; ++r) {
     const auto ur = static_cast<uint64_t>(r);
     for (int l = 0; l < L; ++l) {
       const uint64_t c = c0 + static_cast<uint64_t>(l);

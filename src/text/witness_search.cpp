@@ -55,11 +55,60 @@ void WitnessSearch::end_first(uint64_t end) {
   end_ = end;
   // The last lines' windows run past the end: their right neighbours are the edge.
   while (centered_ < total_) centers<1>();
-  start_finder(candidates_);
+  // Pass 2 settles only the candidates hits() asks about, of the values pass 1 does not know:
+  // one that holds its value first at radius index k (and nowhere else there) is named by it
+  // when its values at the k smaller radii are each held by another line too, and a fold
+  // when all of them are.
+  for (const Wanted& w : wanted_) {
+    if (known(w.value)) continue;
+    for (int k = 0; k < kRadii; ++k)
+      if (w.count[static_cast<size_t>(k)] == 1)
+        pending_.push_back({w.first[static_cast<size_t>(k)], k});
+    for (uint64_t c : w.folds) pending_.push_back({c, kRadii});
+  }
+  std::sort(pending_.begin(), pending_.end());
+  pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
+  next_round();
 }
 
-void WitnessSearch::start_finder(std::vector<uint64_t> chosen) {
-  finder_.emplace(std::move(chosen));
+// Counting a radius means hashing every line's window up to it, so a round counts only the
+// radii up to the largest a pending candidate needs, and the first round only the smallest
+// kFirstRadii: a candidate's smallest radius is unique (ruling it out) far more often than
+// not, so one short round usually settles all, and a second round is rare.
+void WitnessSearch::next_round() {
+  int radii = 0;
+  std::vector<uint64_t> chosen;
+  for (const Pending& p : pending_) {
+    radii = std::max(radii, p.radii);
+    chosen.push_back(p.line);
+  }
+  if (rounds_++ == 0) radii = std::min(radii, kFirstRadii);
+  start_finder(std::move(chosen), radii);
+}
+
+bool WitnessSearch::settle() {
+  std::vector<Pending> still;
+  for (const Pending& p : pending_) {
+    const int counted = std::min(p.radii, finder_->radii());
+    if (!finder_->shared(p.line, counted)) continue;  // a smaller radius is unique: not named
+    if (counted == p.radii)
+      named_.push_back(p);
+    else
+      still.push_back(p);
+  }
+  pending_ = std::move(still);
+  std::sort(named_.begin(), named_.end());
+  if (pending_.empty()) return true;
+  next_round();
+  return false;
+}
+
+bool WitnessSearch::named(uint64_t line, int radii) const {
+  return std::binary_search(named_.begin(), named_.end(), Pending{line, radii});
+}
+
+void WitnessSearch::start_finder(std::vector<uint64_t> chosen, int radii) {
+  finder_.emplace(std::move(chosen), radii);
   for (const Captured& c : captured_) finder_->add_context(c.line, c.hash);
   finder_->begin_count(total_);
 }
@@ -69,7 +118,7 @@ void WitnessSearch::around(const std::vector<uint64_t>& centers) {
   for (uint64_t c : centers)
     for (uint64_t i = c > around_ ? c - around_ : 0; i <= c + around_ && i < total_; ++i)
       chosen.push_back(i);
-  start_finder(std::move(chosen));
+  start_finder(std::move(chosen), kRadii);
 }
 
 void WitnessSearch::capture(uint64_t line) {
@@ -189,11 +238,12 @@ std::vector<uint64_t> WitnessSearch::hits(uint32_t value) const {
   std::vector<uint64_t> out;
   const Wanted* w = find(value);
   if (!w) return out;
-  std::vector<uint64_t> candidates = w->folds;
+  // Its value at radius index k is unique (pass 1 counted every line's): it is the witness
+  // when no smaller radius is unique, as the counting passes found.
   for (size_t k = 0; k < kRadii; ++k)
-    if (w->count[k] == 1) candidates.push_back(w->first[k]);
-  for (uint64_t c : candidates)
-    if (witness(c) == value) out.push_back(c);
+    if (w->count[k] == 1 && named(w->first[k], static_cast<int>(k))) out.push_back(w->first[k]);
+  for (uint64_t c : w->folds)
+    if (named(c, kRadii)) out.push_back(c);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -9,8 +9,9 @@
 // and the first of them, and the lines whose fold is it. Every line whose witness is v is
 // among those (the candidates). Whether a candidate's smaller radii were unique, settling it
 // on another value, depends on the whole file: a text::WitnessFinder over the candidates
-// counts that in the second pass. The witnesses of the lines around a candidate (which a
-// refusal shows) take one more counting pass, asked for with around().
+// counts that in the second pass, the smallest radii first (see settle()). The witnesses of the
+// lines around a candidate (which a refusal shows) take one more counting pass, asked for with
+// around().
 //
 // Memory: per distinct value asked for, kRadii counters and its candidates (about one for a
 // witness a reader printed; more only in a file crafted to collide), and per candidate the
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -41,6 +43,9 @@ class WitnessSearch {
   void end_first(uint64_t end);
   // Pass 2 (and the pass after around()): every line's hash again, in order.
   void count(uint64_t hash) { finder_->count(hash); }
+  // After pass 2: settles the candidates it counted. False when some need the larger radii
+  // counted too: then one more pass of count() over every line, and settle() again.
+  bool settle();
 
   uint64_t lines() const { return total_; }  // after pass 1
 
@@ -58,8 +63,8 @@ class WitnessSearch {
   // of a candidate or of line 0.
   std::pair<uint64_t, uint64_t> extent(uint64_t line) const;
 
-  // After pass 2 (after pass 1 for a value known()). The lines whose witness is `value`,
-  // ascending.
+  // After settle() gave true, before around() (after pass 1 for a value known()). The lines whose
+  // witness is `value`, ascending.
   std::vector<uint64_t> hits(uint32_t value) const;
   // Where a witness that names no line most likely pointed: the first line that has `value`
   // at some radius in [kMinRadius, kMaxRadius] (its neighbourhood intact but the radius that
@@ -98,7 +103,18 @@ class WitnessSearch {
   bool shared_below(uint64_t c, int radii, uint64_t last) const;
   void capture(uint64_t line);
   const Captured* captured(uint64_t line) const;
-  void start_finder(std::vector<uint64_t> chosen);
+  void start_finder(std::vector<uint64_t> chosen, int radii);
+  struct Pending {
+    uint64_t line;
+    int radii;  // named when its values at this many radii from kMinRadius are all shared
+    auto operator<=>(const Pending&) const = default;
+  };
+  static constexpr int kFirstRadii = 3;
+  void next_round();
+  bool named(uint64_t line, int radii) const;
+  std::vector<Pending> pending_;  // candidates not yet settled
+  std::vector<Pending> named_;    // candidates settled as named, sorted
+  int rounds_ = 0;
 
   uint64_t around_;
   std::vector<Wanted> wanted_;    // by value, ascending, distinct
@@ -107,10 +123,10 @@ class WitnessSearch {
   std::array<std::pair<uint64_t, uint64_t>, kRing> ring_{};   // (hash, start) by line
   std::array<std::array<uint32_t, kRadii>, kRing> values_{};  // the values of recent lines
   uint64_t n_ = 0, total_ = 0, end_ = 0;
-  uint64_t centered_ = 0;           // pass 1: the lines whose chains are done
-  uint64_t capture_until_ = 0;      // pass 1: lines up to this one are captured as they come
-  std::vector<Captured> captured_;  // ascending by line, distinct
-  std::vector<uint64_t> candidates_;
+  uint64_t centered_ = 0;             // pass 1: the lines whose chains are done
+  uint64_t capture_until_ = 0;        // pass 1: lines up to this one are captured as they come
+  std::vector<Captured> captured_;    // ascending by line, distinct
+  std::vector<uint64_t> candidates_;  // every line kept in pass 1, for its neighbourhood
   std::optional<WitnessFinder> finder_;
 };
 

@@ -276,6 +276,10 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
     // Pass 2: the witnesses settled, and (when the guess changes anything) the file written.
     auto second = rewrite(changes ? &cuts : nullptr, true);
     if (auto* e = std::get_if<contract::Error>(&second)) return one(std::move(*e));
+    while (!search.settle()) {  // rare: some candidate needs its larger radii counted
+      auto more = rewrite_lines(fd, a.path, first, &search, nullptr, nullptr);
+      if (auto* e = std::get_if<contract::Error>(&more)) return one(std::move(*e));
+    }
     std::tie(target, refused) = resolve(search, edits);
     if (guessed && target == likely && refused.empty())
       next = std::get<Rewritten>(second);
