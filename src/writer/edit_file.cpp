@@ -326,18 +326,11 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
              .diff = text::diff_json(d),
              .diff_truncated = d.truncated};
   if (tmp && a.journal) {
-    // Small: the earlier content whole; large: only the lines the edits took out.
-    Change c = replaced_file(a.path, file.st, before, out.after, out.diff);
-    if (first.total <= kJournalWhole) {
-      c.restore = Change::Restore::Blob;
-      c.source_fd = fd;
-    } else {
-      c.restore = Change::Restore::Patch;
-      auto patches = patches_of_cuts(fd, a.path, cuts);
-      if (auto* e = std::get_if<contract::Error>(&patches)) return one(std::move(*e));
-      c.patches = std::move(std::get<std::vector<Patch>>(patches));
-    }
-    if (auto e = a.journal->stage(std::move(c))) return one(std::move(*e));
+    // Large: only the lines the edits took out.
+    auto c = rewritten_file(a.path, file.st, before, out.after, out.diff, first.total, fd,
+                            [&] { return patches_of_cuts(fd, a.path, cuts); });
+    if (auto* e = std::get_if<contract::Error>(&c)) return one(std::move(*e));
+    if (auto e = a.journal->stage(std::move(std::get<Change>(c)))) return one(std::move(*e));
   }
   if (tmp)
     if (auto e = tmp->commit()) return one(std::move(*e));

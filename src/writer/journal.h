@@ -57,6 +57,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "contract/context.h"
@@ -163,6 +164,27 @@ class Recorder {
 // (text::diff_json, or null) counts. Its restore is left for the caller to choose.
 Change replaced_file(const std::string& path, const struct stat& st, const std::string& before,
                      const std::string& after, const contract::Json& diff);
+
+// The change of a streamed rewrite (replace's and edit's): a file of at most kJournalWhole
+// bytes by its earlier content whole (a blob, from source_fd), a larger one by the patches
+// `taken_out` gives (called only then: what the rewrite removed, with its places).
+template <class TakenOut>
+os::Result<Change> rewritten_file(const std::string& path, const struct stat& st,
+                                  const std::string& before, const std::string& after,
+                                  const contract::Json& diff, uint64_t total, int source_fd,
+                                  TakenOut taken_out) {
+  Change c = replaced_file(path, st, before, after, diff);
+  if (total <= kJournalWhole) {
+    c.restore = Change::Restore::Blob;
+    c.source_fd = source_fd;
+    return c;
+  }
+  c.restore = Change::Restore::Patch;
+  os::Result<std::vector<Patch>> patches = taken_out();
+  if (auto* e = std::get_if<contract::Error>(&patches)) return std::move(*e);
+  c.patches = std::move(std::get<std::vector<Patch>>(patches));
+  return c;
+}
 
 // What a streamed rewrite took out, as patches: the cuts (text::Cut, of the file at fd as it
 // was) read back from fd.

@@ -104,20 +104,18 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
   Replaced out = replaced(true, false, applied.replacements, before, next.sha256, next.size,
                           std::move(diff).finish(eol, next.eol, bom, next.bom));
   if (tmp && a.journal) {
-    // Small: the earlier content whole; large: only the occurrences the rewrite took out.
-    Change c = replaced_file(a.path, file.st, before, out.after, out.diff);
-    if (first.total <= kJournalWhole) {
-      c.restore = Change::Restore::Blob;
-      c.source_fd = fd;
-    } else {
-      c.restore = Change::Restore::Patch;
+    // Large: only the occurrences the rewrite took out.
+    auto c = rewritten_file(a.path, file.st, before, out.after, out.diff, first.total, fd, [&] {
       const int64_t grow = static_cast<int64_t>(new_raw.size()) - static_cast<int64_t>(old_raw.size());
+      std::vector<Patch> patches;
       for (size_t k = 0; k < at.size(); ++k)
-        c.patches.push_back(Patch{static_cast<uint64_t>(static_cast<int64_t>(at[k].pos) +
-                                                        static_cast<int64_t>(k) * grow),
-                                  new_raw.size(), old_raw, old_raw.size()});
-    }
-    if (auto err = a.journal->stage(std::move(c))) return fail(std::move(*err));
+        patches.push_back(Patch{static_cast<uint64_t>(static_cast<int64_t>(at[k].pos) +
+                                                      static_cast<int64_t>(k) * grow),
+                                new_raw.size(), old_raw, old_raw.size()});
+      return os::Result<std::vector<Patch>>(std::move(patches));
+    });
+    if (auto* err = std::get_if<contract::Error>(&c)) return fail(std::move(*err));
+    if (auto err = a.journal->stage(std::move(std::get<Change>(c)))) return fail(std::move(*err));
   }
   if (tmp)
     if (auto err = tmp->commit()) return fail(std::move(*err));
