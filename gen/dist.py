@@ -25,8 +25,11 @@ def source_date():
     if os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
         return int(os.environ["SOURCE_DATE_EPOCH"])
     here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run(["git", "-C", here, "log", "-1", "--format=%ct"], capture_output=True,
-                       text=True, check=False)
+    try:
+        r = subprocess.run(["git", "-C", here, "log", "-1", "--format=%ct"], capture_output=True,
+                           text=True, check=False)
+    except OSError:  # no git on this machine (the tree copied or unpacked): no commit to ask
+        return 0
     return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else 0
 
 
