@@ -215,8 +215,18 @@ def test_list_is_newest_first_and_filters_by_path(tree):
     assert [e["id"] for e in U(tree, "--list", "crlf.txt").data["entries"]] == [jid(c), jid(b)]
     f = U(tree, "--list", "plain.txt").data["entries"][0]["files"][0]
     assert (f["added"], f["removed"]) == (1, 1)
+    # A change's kind is shown only where the tool does not already say it.
     text = U(tree, "--list", "--format", "text").out.decode()
-    assert text.splitlines()[0].startswith(f"{jid(c)} move")
+    assert text.splitlines() == [f"{jid(c)} move  crlf.txt -> c.txt +0 -0",
+                                 f"{jid(b)} replace  crlf.txt +1 -1",
+                                 f"{jid(a)} replace  plain.txt +1 -1"]
+    T("write", tree, "--create", "--stdin", "new.txt", stdin=b"n\n")
+    d = T("move", tree, "--remove", "--if-sha256", sha(b"n\n"), "new.txt")
+    u = U(tree, "--last")
+    lines = U(tree, "--list", "--format", "text").out.decode().splitlines()
+    assert lines[0] == f"{jid(u)} undo  rename {d.data['to']} -> new.txt +0 -0"
+    assert lines[1] == f"{jid(d)} move  remove new.txt -> {d.data['to']} +0 -0"
+    assert lines[2].endswith(" write  create new.txt +1 -0")
 
 
 def test_no_journal_yet(tree):
