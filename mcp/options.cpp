@@ -18,7 +18,8 @@ const char* const kUsage =
     "the compact text a model reads (structuredContent holds the JSON either way).\n"
     "Each tool a session has called keeps two processes started ahead of its next calls\n"
     "(TOOL --tack-mcp-waiting, a mode only a tack-mcp parent can use): each takes one call's\n"
-    "argv on its stdin, parses it and installs its own sandbox as a fresh start would.\n";
+    "argv on its stdin, parses it and installs its own sandbox as a fresh start would (its\n"
+    "seccomp filter, which depends on the tool alone, is loaded while it waits).\n";
 
 std::string real(const std::string& p) {
   char buf[PATH_MAX];

@@ -152,7 +152,12 @@ std::optional<contract::Error> landlock(const contract::Tool& tool, int root_fd,
   return std::nullopt;
 }
 
+// Whether this process's filter is already loaded (apply_seccomp_ahead): a second copy would
+// cost its load again and run twice on every system call.
+bool g_seccomp_loaded = false;
+
 std::optional<contract::Error> seccomp(const contract::Tool& tool, const Policy& policy) {
+  if (g_seccomp_loaded) return std::nullopt;
   if (!seccomp_available()) return std::nullopt;  // best effort: reported by introspect
   bool starter = tool.effects & contract::kStartPrograms;
   auto bytes = seccomp_program(starter, tool.effects & contract::kWriteFiles,
@@ -163,6 +168,7 @@ std::optional<contract::Error> seccomp(const contract::Tool& tool, const Policy&
     return contract::make_error("io.permission-denied",
                                 "the tool's seccomp profile could not be installed.",
                                 contract::Json::object({{"mechanism", "seccomp"}}));
+  g_seccomp_loaded = true;
   return std::nullopt;
 }
 
@@ -233,6 +239,12 @@ std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int roo
   if (tool.effects & contract::kStartPrograms) policy = read_policy(std::string(tool.programs_dir));
   if (auto e = landlock(tool, root_fd, write_dirs, policy)) return e;
   return seccomp(tool, policy);
+}
+
+bool apply_seccomp_ahead(const contract::Tool& tool) {
+  if (tool.effects & contract::kStartPrograms) return false;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  return !seccomp(tool, Policy{}) && g_seccomp_loaded;
 }
 
 contract::Json authority(const contract::Tool& tool) {

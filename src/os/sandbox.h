@@ -19,6 +19,13 @@ namespace os {
 std::optional<contract::Error> apply_sandbox(const contract::Tool& tool, int root_fd,
                                              const std::vector<std::string>& write_dirs);
 
+// The seccomp half alone, ahead of the argv: its filter depends on the tool's effects only,
+// never on the arguments, so a process started ahead of its call (runner/waiting.h) loads it
+// while it waits and apply_sandbox then installs only Landlock, the half that needs the root.
+// Not for a tool that starts programs (its filter depends on the deployer's policy, read at
+// the call). False when it was not installed: apply_sandbox then installs it, or says why not.
+bool apply_seccomp_ahead(const contract::Tool& tool);
+
 int landlock_abi();  // 0 when the kernel has no Landlock
 bool seccomp_available();
 

@@ -95,7 +95,7 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   // it is the same invocation as a fresh one (waiting.h).
   std::vector<std::string> received;
   std::vector<char*> received_ptrs;
-  if (waiting::receive(argc, argv, received)) {
+  if (waiting::receive(tool, argc, argv, received)) {
     for (auto& a : received) received_ptrs.push_back(a.data());
     received_ptrs.push_back(nullptr);
     argc = static_cast<int>(received.size());

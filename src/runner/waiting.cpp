@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "os/sandbox.h"
+
 namespace contract::waiting {
 
 namespace {
@@ -60,12 +62,15 @@ std::string encode(const std::vector<std::string>& argv) {
   return msg + body;
 }
 
-bool receive(int argc, char** argv, std::vector<std::string>& out) {
+bool receive(const Tool& tool, int argc, char** argv, std::vector<std::string>& out) {
   if (argc != 2 || std::strcmp(argv[1], kFlag) != 0) return false;
   // A waiting process dies with the server (set before the check: a server that died just
   // before it was a parent this check no longer sees, and the flag is then refused).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (!parent_is_server(argv[0])) return false;
+  // Not loaded here (a kernel without seccomp, a tool that starts programs): contract::main
+  // loads it after parsing, or says why it could not.
+  os::apply_seccomp_ahead(tool);
   uint32_t n = 0;
   if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage)
     std::_Exit(0);

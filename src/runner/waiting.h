@@ -4,8 +4,11 @@
 // off the call's critical path). Such a process is started as `TOOL --tack-mcp-waiting`,
 // with an empty environment and the server's working directory, exactly as the server would
 // start the tool itself; it reads one argv message from standard input and then runs that
-// argv through contract::main as a fresh process would: same parse, same root, same sandbox
-// installed after parsing, one call, exit.
+// argv through contract::main as a fresh process would: same parse, same root, same sandbox,
+// one call, exit. One half of the sandbox comes earlier: the seccomp filter, which depends on
+// the tool and not on its arguments, is loaded while the process waits (its load, about a
+// tenth of a millisecond, is then off the call's path too), so the argv is parsed under it;
+// Landlock, which needs the root, is installed after parsing as on a fresh start.
 //
 // The mode is reachable only from tack-mcp: the flag is honoured only when the parent process
 // is the tack-mcp beside the tool's own binary. From anywhere else (a shell, a script) it is
@@ -20,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "contract/table.h"
+
 namespace contract::waiting {
 
 inline constexpr const char* kFlag = "--tack-mcp-waiting";
@@ -29,9 +34,9 @@ inline constexpr uint32_t kMaxMessage = 16u << 20;  // the server's largest mess
 std::string encode(const std::vector<std::string>& argv);
 
 // The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is
-// tack-mcp, waits for the message and returns its strings in `out` (true). A process whose
-// server closed the pipe before a message came ends here, silently: it was never a call.
-// Otherwise returns false and changes nothing.
-bool receive(int argc, char** argv, std::vector<std::string>& out);
+// tack-mcp, loads `tool`'s seccomp filter, waits for the message and returns its strings in
+// `out` (true). A process whose server closed the pipe before a message came ends here,
+// silently: it was never a call. Otherwise returns false and changes nothing.
+bool receive(const Tool& tool, int argc, char** argv, std::vector<std::string>& out);
 
 }  // namespace contract::waiting

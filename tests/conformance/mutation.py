@@ -3,7 +3,10 @@
 import glob
 import hashlib
 import os
+import re
+import signal
 import stat
+import subprocess
 
 from tack import run
 
@@ -27,6 +30,42 @@ def W(tree, *args, stdin=b"", **kw):
 def litter(directory) -> list:
     """Temporary files left behind (".NAME.tack-*")."""
     return sorted(glob.glob(os.path.join(glob.escape(str(directory)), ".*.tack-*")))
+
+
+def strace_calls(argv, out, *options, **run_kw):
+    """(the finished process, [(system call, its line)]) of argv run under strace -f with
+    `options` (-e trace=..., -y), its trace written to the file `out`, then removed."""
+    p = subprocess.run(["strace", "-f", "-qq", "-o", str(out), *options, *argv],
+                       capture_output=True, **run_kw)
+    calls = []
+    for line in open(out, errors="replace").read().splitlines():
+        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
+        if m:
+            calls.append((m.group(1), line))
+    os.unlink(out)
+    return p, calls
+
+
+def syscall_steps(argv, cwd) -> list:
+    """Every system call one run of argv makes after its execve, in order, as (name, n): the
+    nth call of that name, the point `strace -e inject` can stop it at (its exit left out)."""
+    _, calls = strace_calls(argv, cwd / "trace.txt", cwd=cwd, check=True, timeout=30)
+    names = [n for n, _ in calls]
+    counts, steps = {}, []
+    for n in names[names.index("execve") + 1:]:
+        counts[n] = counts.get(n, 0) + 1
+        if n not in ("exit_group", "exit"):
+            steps.append((n, counts[n]))
+    return steps
+
+
+def kill_at(name, nth, argv):
+    """Runs argv killed with SIGKILL at its nth system call `name` (see syscall_steps)."""
+    p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
+                        "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
+                       capture_output=True, timeout=30)
+    # strace ends as its tracee did: the kill really came at that call.
+    assert p.returncode == -signal.SIGKILL, (name, nth, p.returncode, p.stderr[-300:])
 
 
 def snapshot(directory) -> dict:

@@ -19,7 +19,7 @@ import time
 import pytest
 
 import tack
-from mutation import MiB, W, litter, read, sha
+from mutation import MiB, W, kill_at, litter, read, sha, strace_calls, syscall_steps
 from tack import run
 
 
@@ -49,16 +49,9 @@ MUTATING = re.compile(
 
 def traced(tool, args, stdin, tmp_path):
     """(exit, [(syscall, line)]) of one run under strace -f -e trace=%file,%desc."""
-    out = tmp_path / f"strace-{time.monotonic_ns()}.txt"
-    p = subprocess.run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=%file,%desc",
-                        tack.bin_path(tool), *[os.fspath(a) for a in args]],
-                       input=stdin, capture_output=True, timeout=60)
-    calls = []
-    for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
-        if m:
-            calls.append((m.group(1), line))
-    out.unlink()
+    p, calls = strace_calls([tack.bin_path(tool), *[os.fspath(a) for a in args]],
+                            tmp_path / f"strace-{time.monotonic_ns()}.txt", "-e",
+                            "trace=%file,%desc", input=stdin, timeout=60)
     # The tool's own output is the same with and without strace.
     tack.check_output(tool, [os.fsencode(os.fspath(a)) for a in args], p.returncode, p.stdout,
                       p.stderr)
@@ -284,20 +277,6 @@ def test_move_racing_a_lock_free_creator_never_replaces(tree):
 
 # --- kill -9 at every step -----------------------------------------------------------------
 
-def _trace_syscalls(argv, cwd):
-    """Every system call of one run, in order (names only)."""
-    out = cwd / "trace.txt"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(out), *argv], cwd=cwd, check=True,
-                   capture_output=True, timeout=30)
-    names = []
-    for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
-        if m:
-            names.append(m.group(1))
-    out.unlink()
-    return names
-
-
 def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_path):
     old, new = b"old content\n" * 1000, b"new content\n" * 1200
     tree.write("k.txt", old)
@@ -307,24 +286,14 @@ def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_p
     # Every run starts without a journal, so each makes the same system calls (the first
     # change makes .tack/journal; test_undo kills journaled writes and undos the same way).
     import shutil
-    names = _trace_syscalls(argv, tmp_path)
+    steps = syscall_steps(argv, tmp_path)
     tree.write("k.txt", old)
     shutil.rmtree(tree.p(".tack"))
-    assert "renameat" in names and "fsync" in names and "flock" in names
-    start = names.index("execve") + 1
-    counts, steps = {}, []
-    for n in names[start:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
+    assert {"renameat", "fsync", "flock"} <= {n for n, _ in steps}
     outcomes = set()
     for name, nth in steps:
         shutil.rmtree(tree.p(".tack"), ignore_errors=True)
-        p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
-                            "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
-                           capture_output=True, timeout=30)
-        # strace ends as its tracee did: the kill really came at that call.
-        assert p.returncode == -signal.SIGKILL, (name, nth, p.returncode, p.stderr[-300:])
+        kill_at(name, nth, argv)
         now = read(tree.p("k.txt"))
         assert now in (old, new), f"partial target after kill at {name} #{nth}"
         outcomes.add(now == new)
@@ -411,17 +380,11 @@ def test_every_rename_is_followed_by_an_fsync_of_its_directory(tree, tmp_path, c
     if callable(stdin):
         stdin = stdin(tree, "plain.txt")
     root = os.path.realpath(tree.root)
-    out = tmp_path / "fsync-trace.txt"
-    p = subprocess.run(["strace", "-f", "-qq", "-y", "-o", str(out), "-e",
-                        "trace=rename,renameat,renameat2,fsync,fdatasync",
-                        tack.bin_path(tool), "--root", root, *args],
-                       input=stdin, capture_output=True, timeout=60)
+    p, calls = strace_calls([tack.bin_path(tool), "--root", root, *args],
+                            tmp_path / "fsync-trace.txt", "-y", "-e",
+                            "trace=rename,renameat,renameat2,fsync,fdatasync", input=stdin,
+                            timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
-    calls = []
-    for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
-        if m:
-            calls.append((m.group(1), line))
     after = dir_fsyncs_after_renames(calls, root)
     # Every rename is followed by an fsync of a directory: the journal's own (a blob, the entry
     # pending, the entry made complete after the change) and the file's.

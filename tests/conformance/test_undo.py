@@ -16,7 +16,7 @@ import threading
 import pytest
 
 import tack
-from mutation import MiB, read, sha, snapshot
+from mutation import MiB, kill_at, read, sha, snapshot, syscall_steps
 from tack import SECRET, run
 
 
@@ -215,8 +215,18 @@ def test_list_is_newest_first_and_filters_by_path(tree):
     assert [e["id"] for e in U(tree, "--list", "crlf.txt").data["entries"]] == [jid(c), jid(b)]
     f = U(tree, "--list", "plain.txt").data["entries"][0]["files"][0]
     assert (f["added"], f["removed"]) == (1, 1)
+    # A change's kind is shown only where the tool does not already say it.
     text = U(tree, "--list", "--format", "text").out.decode()
-    assert text.splitlines()[0].startswith(f"{jid(c)} move")
+    assert text.splitlines() == [f"{jid(c)} move  crlf.txt -> c.txt +0 -0",
+                                 f"{jid(b)} replace  crlf.txt +1 -1",
+                                 f"{jid(a)} replace  plain.txt +1 -1"]
+    T("write", tree, "--create", "--stdin", "new.txt", stdin=b"n\n")
+    d = T("move", tree, "--remove", "--if-sha256", sha(b"n\n"), "new.txt")
+    u = U(tree, "--last")
+    lines = U(tree, "--list", "--format", "text").out.decode().splitlines()
+    assert lines[0] == f"{jid(u)} undo  rename {d.data['to']} -> new.txt +0 -0"
+    assert lines[1] == f"{jid(d)} move  remove new.txt -> {d.data['to']} +0 -0"
+    assert lines[2].endswith(" write  create new.txt +1 -0")
 
 
 def test_no_journal_yet(tree):
@@ -406,34 +416,6 @@ def test_one_line_in_100_mib_keeps_only_that_line(tree, tool):
 
 # --- kill -9 at every system call: file and journal stay consistent ---------------------------
 
-def _syscalls(argv, cwd):
-    import re
-    out = cwd / "trace.txt"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(out), *argv], cwd=cwd, check=True,
-                   capture_output=True, timeout=30)
-    names = []
-    for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
-        if m:
-            names.append(m.group(1))
-    out.unlink()
-    start = names.index("execve") + 1
-    counts, steps = {}, []
-    for n in names[start:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
-    return steps
-
-
-def _killed_at(name, nth, argv):
-    import signal
-    p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
-                        "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
-                       capture_output=True, timeout=30)
-    assert p.returncode == -signal.SIGKILL, (name, nth, p.returncode, p.stderr[-300:])
-
-
 def _entries_for(tree, path):
     """(id, state, after) of each listed entry naming path, newest first."""
     out = []
@@ -454,11 +436,11 @@ def test_kill_9_at_every_system_call_of_a_journaled_write(tree, tmp_path):
     argv = [tack.bin_path("write"), "--root", str(tree.root), "--if-sha256", sha(old),
             "--content-file", "new.bin", "k.txt"]
     _reset(tree, old)
-    steps = _syscalls(argv, tmp_path)
+    steps = syscall_steps(argv, tmp_path)
     outcomes = set()
     for name, nth in steps:
         _reset(tree, old)
-        _killed_at(name, nth, argv)
+        kill_at(name, nth, argv)
         now = read(tree.p("k.txt"))
         assert now in (old, new), f"partial target after kill at {name} #{nth}"
         outcomes.add(now == new)
@@ -489,11 +471,11 @@ def test_kill_9_at_every_system_call_of_an_undo(tree, tmp_path):
 
     argv = [tack.bin_path("undo"), "--root", str(tree.root), "1"]
     prepare()
-    steps = _syscalls(argv, tmp_path)
+    steps = syscall_steps(argv, tmp_path)
     outcomes = set()
     for name, nth in steps:
         prepare()
-        _killed_at(name, nth, argv)
+        kill_at(name, nth, argv)
         now = read(tree.p("k.txt"))
         assert now in (old, new), f"partial target after kill at {name} #{nth}"
         outcomes.add(now == old)

@@ -2,62 +2,25 @@
 // Claude Code, Codex, Cursor or VS Code would drive it: list the tools and compile every schema,
 // call every tool, errors and their repairs retried from `arguments`, roots that narrow,
 // cancellation that leaves no process behind, 32 calls at once, and malformed input.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { BIN, SERVER, scratch, tree as freshTree, connect, holds } from "./helpers.mjs";
 
-const BIN = process.env.TACK_BIN || path.resolve(import.meta.dirname, "../../build/bin");
-const SERVER = path.join(BIN, "tack-mcp");
 const SAMPLE = path.resolve(import.meta.dirname, "../../demo/sample");
-
-let base;
-// Every client made, so that a test failing half-way still closes its server: an open one
-// would keep this file's process alive, and a failure would hang instead of failing.
-const clients = [];
-before(() => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), "tack-mcp-"));
-});
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  fs.rmSync(base, { recursive: true, force: true });
-});
+scratch("tack-mcp-");
 
 // A fresh copy of the sample tree, with an outside sibling holding a secret.
-function tree() {
-  const dir = fs.mkdtempSync(path.join(base, "t-"));
-  const root = path.join(dir, "root");
-  fs.cpSync(SAMPLE, root, { recursive: true });
-  fs.mkdirSync(path.join(dir, "outside"));
-  fs.writeFileSync(path.join(dir, "outside", "secret.txt"), "OUTSIDE-SECRET\n");
-  fs.mkdirSync(path.join(root, "sub"));
-  fs.writeFileSync(path.join(root, "sub", "inner.txt"), "inner\n");
-  return { dir, root };
-}
-
-async function connect(root, { args = [], roots = null } = {}) {
-  const client = new Client(
-    { name: "tack-test", version: "1.0.0" },
-    { capabilities: roots ? { roots: { listChanged: true } } : {} },
-  );
-  if (roots) {
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({
-      roots: roots.map((r) => ({ uri: "file://" + r, name: path.basename(r) })),
-    }));
-  }
-  const transport = new StdioClientTransport({ command: SERVER, args: ["--root", root, ...args], stderr: "pipe" });
-  clients.push(client);
-  await client.connect(transport);
-  // Listing first makes the SDK check every later structuredContent against its outputSchema.
-  await client.listTools();
-  return client;
-}
+const tree = () =>
+  freshTree((root, dir) => {
+    fs.cpSync(SAMPLE, root, { recursive: true });
+    fs.writeFileSync(path.join(dir, "outside", "secret.txt"), "OUTSIDE-SECRET\n");
+    fs.mkdirSync(path.join(root, "sub"));
+    fs.writeFileSync(path.join(root, "sub", "inner.txt"), "inner\n");
+  });
 
 const sha256 = (file) => execFileSync("sha256sum", [file]).toString().slice(0, 64);
 
@@ -70,17 +33,7 @@ function processesWith(marker) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`).toString();
       if (/^Z/m.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "")) continue;
-      let open = false;
-      try {
-        open = fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
-          try {
-            return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).includes(marker);
-          } catch {
-            return false;
-          }
-        });
-      } catch {}
-      if (cmd.includes(marker) || open) found.push(pid + ": " + cmd.replace(/\0/g, " "));
+      if (cmd.includes(marker) || holds(pid, marker)) found.push(pid + ": " + cmd.replace(/\0/g, " "));
     } catch {}
   }
   return found;
@@ -88,7 +41,7 @@ function processesWith(marker) {
 
 test("lists every tool with schemas the SDK compiles, and annotations from the effects", async () => {
   const { root } = tree();
-  const client = await connect(root);
+  const { client } = await connect(root);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   for (const want of ["digest", "edit", "jsonq", "list", "move", "peek", "replace", "seek", "skills", "tally", "undo", "write"])
@@ -120,11 +73,11 @@ test("lists every tool with schemas the SDK compiles, and annotations from the e
 
 test("--read-only lists only the tools that change nothing; --tools picks", async () => {
   const { root } = tree();
-  let client = await connect(root, { args: ["--read-only"] });
+  let { client } = await connect(root, { args: ["--read-only"] });
   let names = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(!names.includes("write") && !names.includes("move") && names.includes("peek"));
   await client.close();
-  client = await connect(root, { args: ["--tools", "peek,seek"] });
+  ({ client } = await connect(root, { args: ["--tools", "peek,seek"] }));
   names = (await client.listTools()).tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["peek", "seek"]);
   await client.close();
@@ -132,7 +85,7 @@ test("--read-only lists only the tools that change nothing; --tools picks", asyn
 
 test("every tool answers on the sample tree, valid against its outputSchema", async () => {
   const { root } = tree();
-  const client = await connect(root);
+  const { client } = await connect(root);
   const calls = [
     ["peek", { paths: ["src/main.c"], lines: "1:3", witness: true }],
     ["seek", { pattern: "greet", paths: ["src"] }],
@@ -174,7 +127,7 @@ test("every tool answers on the sample tree, valid against its outputSchema", as
 
 test("errors come as isError with the tool's rule; a retry repair runs again from its arguments", async () => {
   const { root } = tree();
-  const client = await connect(root);
+  const { client } = await connect(root);
   let r = await client.callTool({ name: "peek", arguments: { paths: ["missing.txt"] } });
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.rule, "io.not-found");
@@ -214,7 +167,7 @@ test("a match in a line past every cap: the repair is peek's, as that tool's arg
   const { root } = tree();
   const line = "x".repeat(20 * 1024 * 1024) + '"needle":1' + "y".repeat(1000) + "\n";
   fs.writeFileSync(path.join(root, "one-line.json"), line);
-  const client = await connect(root);
+  const { client } = await connect(root);
   const r = await client.callTool({ name: "seek", arguments: { pattern: '"needle"', paths: ["one-line.json"], max_line_bytes: 16777216 } });
   const err = r.structuredContent.records.find((x) => x.type === "error").error;
   assert.equal(err.rule, "limit.line-too-long");
@@ -228,7 +181,7 @@ test("a match in a line past every cap: the repair is peek's, as that tool's arg
 test("a pattern that starts with '-' is an operand through MCP", async () => {
   const { root } = tree();
   fs.writeFileSync(path.join(root, "todo.md"), "- [ ] one\n- [x] two\n");
-  const client = await connect(root);
+  const { client } = await connect(root);
   const r = await client.callTool({ name: "seek", arguments: { pattern: "- [ ]", paths: ["todo.md"] } });
   assert.equal(r.isError, false);
   assert.equal(r.structuredContent.end.matches, 1);
@@ -238,7 +191,7 @@ test("a pattern that starts with '-' is an operand through MCP", async () => {
 test("roots the client declares narrow the server's root and never widen it", async () => {
   const { dir, root } = tree();
   const sub = path.join(root, "sub");
-  let client = await connect(root, { roots: [sub] });
+  let { client } = await connect(root, { roots: [sub] });
   let r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"] } });
   assert.equal(r.isError, false, JSON.stringify(r.content));
   r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"] } });
@@ -248,7 +201,7 @@ test("roots the client declares narrow the server's root and never widen it", as
   await client.close();
 
   // a client root outside the server's root gives nothing
-  client = await connect(root, { roots: [path.join(dir, "outside")] });
+  ({ client } = await connect(root, { roots: [path.join(dir, "outside")] }));
   r = await client.callTool({ name: "peek", arguments: { paths: ["secret.txt"] } });
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.rule, "path.outside-root");
@@ -256,7 +209,7 @@ test("roots the client declares narrow the server's root and never widen it", as
   await client.close();
 
   // a client root above the server's root narrows to the server's root
-  client = await connect(root, { roots: [dir] });
+  ({ client } = await connect(root, { roots: [dir] }));
   r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], lines: "1" } });
   assert.equal(r.isError, false);
   await client.close();
@@ -267,7 +220,7 @@ test("a cancelled call's tool is killed: no process left in /proc", async () => 
   const big = path.join(root, "big-cancel-marker.bin");
   fs.closeSync(fs.openSync(big, "w"));
   fs.truncateSync(big, 64 * 1024 * 1024 * 1024); // sparse: hashing it takes minutes
-  const client = await connect(root);
+  const { client } = await connect(root);
   const ac = new AbortController();
   const call = client.callTool({ name: "digest", arguments: { paths: ["big-cancel-marker.bin"] } }, undefined, { signal: ac.signal });
   await new Promise((res) => setTimeout(res, 300));
@@ -290,7 +243,7 @@ test("a cancelled call's tool is killed: no process left in /proc", async () => 
 test("32 calls at once all answer, each its own", async () => {
   const { root } = tree();
   for (let i = 0; i < 32; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), `file ${i}\n`);
-  const client = await connect(root, { args: ["--max-concurrent", "8"] });
+  const { client } = await connect(root, { args: ["--max-concurrent", "8"] });
   const results = await Promise.all(
     Array.from({ length: 32 }, (_, i) => client.callTool({ name: "peek", arguments: { paths: [`f${i}.txt`] } })),
   );
@@ -370,7 +323,7 @@ test("the server runs under its own seccomp filter and no_new_privs, and its too
 // reference filesystem server's fourteen tools cost 7,167 bytes; tack's may cost no more.
 test("the tool definitions and instructions fit in the reference server's 7.2 KB", async () => {
   const { root } = tree();
-  const client = await connect(root);
+  const { client } = await connect(root);
   const { tools } = await client.listTools();
   let bytes = Buffer.byteLength(client.getInstructions() || "");
   for (const t of tools) bytes += Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema));
@@ -384,7 +337,7 @@ test("content is the tool's compact text; structuredContent the JSON; --content 
   const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}: short text`);
   fs.writeFileSync(path.join(root, "short.txt"), lines.join("\n") + "\n");
   fs.writeFileSync(path.join(root, "crlf.txt"), "a\r\nb\r\n");
-  const client = await connect(root);
+  const { client } = await connect(root);
   let r = await client.callTool({ name: "peek", arguments: { paths: ["short.txt"] } });
   const text = r.content[0].text;
   assert.equal(text, lines.map((l, i) => `${i + 1}\t${l}\n`).join(""));
@@ -423,7 +376,7 @@ test("content is the tool's compact text; structuredContent the JSON; --content 
   assert.match(r.content[0].text, /^args\.bad-value: the argument 'witness' of peek must be true or false\./);
   await client.close();
 
-  const json = await connect(root, { args: ["--content", "json"] });
+  const { client: json } = await connect(root, { args: ["--content", "json"] });
   r = await json.callTool({ name: "peek", arguments: { paths: ["crlf.txt"] } });
   assert.equal(JSON.parse(r.content[0].text).eol, "crlf");
   await json.close();
@@ -432,7 +385,7 @@ test("content is the tool's compact text; structuredContent the JSON; --content 
 test("content past the server's budget is cut at a line and says so", async () => {
   const { root } = tree();
   fs.writeFileSync(path.join(root, "many.txt"), Array.from({ length: 5000 }, (_, i) => `needle ${i}`).join("\n") + "\n");
-  const client = await connect(root, { args: ["--max-content", "4096"] });
+  const { client } = await connect(root, { args: ["--max-content", "4096"] });
   const r = await client.callTool({ name: "seek", arguments: { pattern: "needle", paths: ["many.txt"], max_count: 5000, max_bytes: 1 << 20 } });
   const text = r.content[0].text;
   assert.ok(Buffer.byteLength(text) <= 4096 + 200, `${text.length}`);
@@ -443,7 +396,7 @@ test("content past the server's budget is cut at a line and says so", async () =
 
 test("arguments a command line cannot carry are refused, never cut short or read as flags", async () => {
   const { root } = tree();
-  const client = await connect(root);
+  const { client } = await connect(root);
   // exec ends an argument at a NUL byte: the tool would read another path than the one asked
   let r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c\u0000../outside/secret.txt"] } });
   assert.equal(r.isError, true);

@@ -334,6 +334,18 @@ void move(const Json& data, std::string& out, const Drain&) {
   }
 }
 
+namespace {
+
+// The kind of change a tool makes unless its answer says otherwise: a file's content replaced
+// (write, replace, edit), a name renamed (move). A line shows a change's kind only where it
+// differs, so "replace a.txt" is not "replace replace a.txt"; every kind of an undo is shown.
+bool plain_kind(std::string_view tool, std::string_view kind) {
+  if (kind == "replace") return tool == "write" || tool == "replace" || tool == "edit";
+  return kind == "rename" && tool == "move";
+}
+
+}  // namespace
+
 void undo(const Json& data, std::string& out, const Drain&) {
   if (const Json* entries = get(data, "entries")) {
     for (const Json& e : entries->items()) {
@@ -342,11 +354,15 @@ void undo(const Json& data, std::string& out, const Drain&) {
         out += "damaged: " + str(e, "message") + "\n";
         continue;
       }
-      out += str(e, "tool");
+      const std::string tool = str(e, "tool");
+      out += tool;
       if (str(e, "state") == "pending") out += " (pending)";
       if (const Json* files = get(e, "files"))
         for (const Json& f : files->items()) {
-          out += "  " + str(f, "kind") + " " + shown(f, "path");
+          const std::string kind = str(f, "kind");
+          out += "  ";
+          if (!plain_kind(tool, kind)) out += kind + " ";
+          out += shown(f, "path");
           if (get(f, "to")) out += " -> " + shown(f, "to");
           out += " +" + std::to_string(num(f, "added")) + " -" + std::to_string(num(f, "removed"));
         }
