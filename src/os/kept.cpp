@@ -1,12 +1,12 @@
 // kept.cpp — see kept.h.
 #include "os/kept.h"
 
+#include <simdjson.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "simdjson.h"
 #include "text/json_escape.h"
 
 namespace os {
