@@ -15,11 +15,12 @@
 #     while the caller's pipe is full. Measured in one alternating run, at load 8 on 2 cores
 #     (other builds): JSON 3.24x (148 ms against 46 ms; the build before, 6.33x), text 1.64x (75
 #     ms; before, 2.03x); again at load 5.6, JSON 4.47x (124 ms against 28 ms; before, 7.31x),
-#     text 2.58x (before 2.99x); at load 9-10, JSON 6.72x (before 12.08x), text 4.21x (before
-#     4.73x). CPU per run, perf stat over hyperfine (program, run and reader together): JSON 83 ms
-#     (before 119), text 49 ms (before 72), the pipe alone 26 ms. Of run's own JSON CPU, 45-60% is
-#     the kernel clearing the huge pages the 64 MiB are kept in (this guest clears fresh memory at
-#     4-6 GB/s: 64 MiB in 10-16 ms when reused, 175 ms when the host must first back it; in 4 KiB
+#     text 2.58x (before 2.99x); this script as it stands, at load 4.9: JSON 3.49x (115 ms against
+#     33 ms), text 2.69x; at load 9-10, JSON 6.72x (before 12.08x), text 4.21x (before 4.73x). CPU
+#     per run, perf stat over hyperfine (program, run and reader together): JSON 83 ms (before
+#     119), text 49 ms (before 72), the pipe alone 26 ms. Of run's own JSON CPU, 45-60% is the
+#     kernel clearing the huge pages the 64 MiB are kept in (this guest clears fresh memory at 4-6
+#     GB/s: 64 MiB in 10-16 ms when reused, 175 ms when the host must first back it; in 4 KiB
 #     pages 95-360 ms), 9-11% the read's copy, 5-8% the escape search, 3-4% the UTF-8 check:
 #     keeping 64 MiB costs more CPU than the pipe's whole run, and on a loaded machine the ratio
 #     follows the CPU. Not yet met. (A 1 MiB pipe for the program's output is kept from before.)
