@@ -205,18 +205,20 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
 
 // --- what the program writes --------------------------------------------------------------
 
-// text_or_bytes of what a stream kept, rendered into the answer in pieces.
+// text_or_bytes of what a stream kept, rendered into the answer in pieces. A UTF-8 stream lies
+// escaped in memory already (os::Kept) and is handed on as it lies; otherwise it is escaped or
+// base64-encoded here, a piece at a time.
 Json stream_json(const os::Channel& s) {
   std::shared_ptr<os::Kept> k = s.kept;
-  Json text;
-  if (k->view().size() <= 65536) {
-    text = Json::bytes(k->view());
-  } else {
-    bool utf8 = contract::valid_utf8(k->view());
-    text = Json::stream([k, utf8](std::string& out, const contract::Drain& drain) {
-      std::string_view v = k->view();
+  k->seal();
+  Json text = Json::stream([k](std::string& out, const contract::Drain& drain) {
+    std::string_view v = k->stored();
+    const bool utf8 = k->utf8();
+    out += utf8 ? "\"" : "{\"b64\":\"";
+    if (k->escaped()) {
+      drain.stable(out, v);
+    } else {
       constexpr size_t kPiece = 3 * 21846;  // a multiple of 3: base64 pieces join seamlessly
-      out += utf8 ? "\"" : "{\"b64\":\"";
       for (size_t pos = 0; pos < v.size();) {
         size_t end = std::min(v.size(), pos + kPiece);
         if (utf8) {
@@ -228,9 +230,9 @@ Json stream_json(const os::Channel& s) {
         pos = end;
         if (drain) drain();
       }
-      out += utf8 ? "\"" : "\"}";
-    });
-  }
+    }
+    out += utf8 ? "\"" : "\"}";
+  });
   return Json::object({{"text", std::move(text)}, {"bytes", s.total}, {"truncated", s.cut}});
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,30 @@ std::string printable(std::string_view bytes);
 // Hands what has been written so far on (Out::maybe_flush), so that a large value streamed
 // into the writer is never held whole. The writer only ever appends: its output string may be
 // emptied by a drain between any two values.
-using Drain = std::function<void()>;
+class Drain {
+ public:
+  Drain() = default;
+  template <class F>
+    requires std::is_invocable_v<F&>
+  Drain(F flush) : flush_(std::move(flush)) {}
+  // `stable` takes bytes that lie ready in memory (Out::stable).
+  Drain(std::function<void()> flush, std::function<void(std::string_view)> stable)
+      : flush_(std::move(flush)), stable_(std::move(stable)) {}
+  explicit operator bool() const { return static_cast<bool>(flush_); }
+  void operator()() const { flush_(); }
+  // Appends `bytes`, which must never change again, after what `out` holds: handed on as they
+  // lie where the drain can (no copy into `out`), else appended to `out`.
+  void stable(std::string& out, std::string_view bytes) const {
+    if (stable_)
+      stable_(bytes);
+    else
+      out += bytes;
+  }
+
+ private:
+  std::function<void()> flush_;
+  std::function<void(std::string_view)> stable_;
+};
 // A value rendered on demand: appends its serialization to `out`, calling `drain` (when set)
 // between pieces. See Json::stream.
 using StreamFn = std::function<void(std::string& out, const Drain& drain)>;

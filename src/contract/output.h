@@ -22,6 +22,10 @@ class Out {
   }
   // Writes the buffer out; false once any write has failed.
   bool flush();
+  // Appends `bytes`, which must never change again (a large answer's part that lies ready in
+  // memory): small ones are buffered; large ones follow the buffer out as they lie, into a pipe
+  // without a copy (vmsplice hands their pages to the reader).
+  void stable(std::string_view bytes);
   bool failed() const { return err_ != 0; }
   // Every byte handed to the writer so far, written or still buffered: what an answer's byte
   // budget (--max-bytes) is measured against.
@@ -30,6 +34,7 @@ class Out {
 
  private:
   int fd_;
+  int pipe_ = -1;  // whether fd_ is a pipe (vmsplice takes it); -1 until asked
   size_t flush_at_;
   std::string buf_;
   uint64_t flushed_ = 0;

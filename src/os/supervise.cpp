@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,23 +15,9 @@
 
 namespace os {
 
-bool Kept::add(const char* p, size_t n) {
-  if (n == 0) return true;
-  if (!base_) {
-    void* m = mmap(nullptr, cap_, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return false;
-    base_ = static_cast<char*>(m);
-    madvise(base_, cap_, MADV_HUGEPAGE);  // a large flood faults in 2 MiB at a time
-  }
-  std::memcpy(base_ + size_, p, n);
-  size_ += n;
-  return true;
-}
-
-Kept::~Kept() {
-  if (base_) munmap(base_, cap_);
-}
+namespace {
+constexpr int kWidePipe = 1 << 20;
+}  // namespace
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -136,8 +121,12 @@ void Watch::loop() {
     if (child_done && out.fd < 0 && err.fd < 0 && !counting) break;
     pollfd p[7];
     int n = 0, i_out = -1, i_err = -1, i_pid = -1, i_sig, i_caller = -1, i_in = -1, i_feed = -1;
-    if (out.fd >= 0) p[i_out = n++] = {out.fd, POLLIN, 0};
-    if (err.fd >= 0) p[i_err = n++] = {err.fd, POLLIN, 0};
+    // A stream passed through to a full destination waits for room there, not for its own
+    // bytes (which are there already: polling for them would spin).
+    if (out.fd >= 0)
+      p[i_out = n++] = out.full ? pollfd{out.to, POLLOUT, 0} : pollfd{out.fd, POLLIN, 0};
+    if (err.fd >= 0)
+      p[i_err = n++] = err.full ? pollfd{err.to, POLLOUT, 0} : pollfd{err.fd, POLLIN, 0};
     if (!child_done && child.status_fd >= 0)
       p[i_pid = n++] = {child.status_fd, POLLIN, 0};
     else if (!child_done && child.pidfd >= 0)
@@ -182,7 +171,8 @@ void Watch::loop() {
     if (i_caller >= 0 && (p[i_caller].revents & POLLNVAL)) watch_caller = false;  // no stdout
     for (auto [idx, s, name] :
          {std::tuple{i_out, &out, "stdout"}, std::tuple{i_err, &err, "stderr"}}) {
-      if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (idx < 0 || !(p[idx].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
+      s->full = false;
       if (pass_through && s->splice && s->total < max_output) {
         // Text passes the bytes on kernel to kernel, up to the cap (past it, read() below
         // sees the first byte too many).
@@ -198,18 +188,39 @@ void Watch::loop() {
           s->fd = -1;
           continue;
         }
-        if (errno == EAGAIN || errno == EINTR) continue;
+        if (errno == EAGAIN) {
+          // The program's pipe is non-blocking, so a splice into a full pipe says EAGAIN too:
+          // its bytes wait until the destination has room, which is widened once (a sixteenth
+          // of the rounds with the reader).
+          s->full = true;
+          if (!s->widened) {
+            s->widened = true;
+            if (fcntl(s->to, F_GETPIPE_SZ) < kWidePipe) fcntl(s->to, F_SETPIPE_SZ, kWidePipe);
+          }
+          continue;
+        }
+        if (errno == EINTR) continue;
         if (errno != EINVAL) abandon(0);  // the caller's end is gone
         s->splice = false;                // not a pipe or file splice takes: copy instead
       }
-      ssize_t got = read(s->fd, buf, sizeof buf);
+      // Kept bytes are read straight into the memory that keeps them; past the cap (or with
+      // no memory for it) into buf, which take() counts and refuses.
+      std::span<char> room;
+      if (!pass_through && !s->cut) room = s->kept->room(sizeof buf);
+      ssize_t got =
+          room.empty() ? read(s->fd, buf, sizeof buf) : read(s->fd, room.data(), room.size());
       if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
       if (got <= 0) {
         close(s->fd);
         s->fd = -1;
         continue;
       }
-      take(*s, buf, static_cast<size_t>(got), name);
+      if (room.empty()) {
+        take(*s, buf, static_cast<size_t>(got), name);
+      } else {
+        s->kept->commit(static_cast<size_t>(got));
+        s->total += static_cast<uint64_t>(got);
+      }
     }
     if (i_pid >= 0 && (p[i_pid].revents & (POLLIN | POLLHUP)) && !child_done) {
       bool done = false;

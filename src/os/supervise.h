@@ -12,26 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "os/kept.h"
 #include "os/process.h"
 
 namespace os {
-
-// Up to `cap` bytes kept in memory mapped once and touched only as it fills, so the peak is
-// the bytes kept, never a reallocation's double.
-class Kept {
- public:
-  explicit Kept(uint64_t cap) : cap_(cap) {}
-  Kept(const Kept&) = delete;
-  Kept& operator=(const Kept&) = delete;
-  ~Kept();
-  bool add(const char* p, size_t n);  // false when the mapping could not be made
-  std::string_view view() const { return {base_ ? base_ : "", size_}; }
-
- private:
-  uint64_t cap_;
-  char* base_ = nullptr;
-  uint64_t size_ = 0;
-};
 
 // One of the program's output streams.
 struct Channel {
@@ -41,6 +25,8 @@ struct Channel {
   uint64_t total = 0;  // bytes the program wrote, kept or not
   bool cut = false;    // it wrote past the cap
   bool splice = true;  // pass-through: try splice(2) first
+  bool full = false;   // pass-through: the destination had no room at the last splice
+  bool widened = false;
 };
 
 enum class Stop { None, Timeout, Output, Stdin };

@@ -42,7 +42,8 @@ void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
     env.set("errors", std::move(all));
   }
   env.set("meta", Json::object({{"version", TACK_VERSION}}));
-  JsonWriter w(out.buffer(), [&out] { out.maybe_flush(); });
+  JsonWriter w(out.buffer(), Drain([&out] { out.maybe_flush(); },
+                                   [&out](std::string_view b) { out.stable(b); }));
   env.write(w);
   out.buffer() += '\n';
 }

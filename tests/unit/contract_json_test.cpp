@@ -415,6 +415,20 @@ TEST(ContractJson, RepairShapes) {
   EXPECT_EQ(empty_choose.to_json().dump(), "{\"kind\":\"choose\",\"options\":[]}");
 }
 
+// Stable bytes go to the drain's own taker when it has one, else into the output string.
+TEST(Json, DrainStableBytes) {
+  std::string out = "a", taken;
+  Drain plain([] {});
+  plain.stable(out, "bc");
+  EXPECT_EQ(out, "abc");
+  Drain taker([] {}, [&](std::string_view b) { taken += b; });
+  taker.stable(out, "de");
+  EXPECT_EQ(out, "abc");
+  EXPECT_EQ(taken, "de");
+  EXPECT_FALSE(Drain());
+  EXPECT_TRUE(taker);
+}
+
 // A streamed value is written in place, drained as it goes, and the document around it is
 // exactly what an eager value would have made.
 TEST(Json, StreamIsWrittenInPlaceAndDrained) {

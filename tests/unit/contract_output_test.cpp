@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -251,6 +252,74 @@ TEST(ContractOutput, ReaderThatGoesAwayMidStream) {
   reader.join();
   EXPECT_TRUE(out.failed());
   EXPECT_EQ(out.error(), EPIPE);
+}
+
+// Stable bytes (Out::stable) come out in order with what is buffered around them, through a
+// pipe (handed over by vmsplice, the pipe non-blocking too), into a file (written), and small
+// ones buffered; produced() counts them all.
+TEST(ContractOutput, StableBytesArriveInOrder) {
+  std::string big(3 * 1024 * 1024 + 17, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + (i >> 12));
+  const std::string expected = "head" + big + "mid" + std::string("tiny") + "tail";
+  for (bool nonblocking : {false, true}) {
+    Pipe p;
+    ASSERT_GE(p.r, 0);
+    if (nonblocking) {
+      ASSERT_EQ(::fcntl(p.w, F_SETFL, ::fcntl(p.w, F_GETFL) | O_NONBLOCK), 0);
+    }
+    std::string got;
+    std::thread reader([&] {
+      char buf[3001];
+      while (true) {
+        ssize_t n = ::read(p.r, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got.append(buf, static_cast<size_t>(n));
+      }
+    });
+    {
+      Out out(p.w);
+      out.write("head");
+      out.stable(big);
+      out.write("mid");
+      out.stable("tiny");
+      out.write("tail");
+      EXPECT_EQ(out.produced(), expected.size());
+      EXPECT_TRUE(out.flush());
+    }
+    p.close_write();
+    reader.join();
+    EXPECT_EQ(got.size(), expected.size());
+    EXPECT_TRUE(got == expected) << "nonblocking " << nonblocking;
+  }
+  FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  Out out(fileno(f));
+  out.write("head");
+  out.stable(big);
+  out.write("mid");
+  out.stable("tiny");
+  out.write("tail");
+  EXPECT_TRUE(out.flush());
+  std::string back(expected.size() + 1, '\0');
+  EXPECT_EQ(::pread(fileno(f), back.data(), back.size(), 0), static_cast<ssize_t>(expected.size()));
+  back.resize(expected.size());
+  EXPECT_TRUE(back == expected);
+  std::fclose(f);
+}
+
+TEST(ContractOutput, StableBytesToAClosedPipeFail) {
+  IgnoreSigpipe guard;
+  Pipe p;
+  ASSERT_GE(p.r, 0);
+  p.close_read();
+  Out out(p.w);
+  out.stable(std::string(256 * 1024, 'z'));
+  EXPECT_TRUE(out.failed());
+  EXPECT_EQ(out.error(), EPIPE);
+  out.stable(std::string(256 * 1024, 'z'));  // nothing more is tried
+  EXPECT_EQ(out.error(), EPIPE);
+  EXPECT_EQ(out.produced(), 512u * 1024);
 }
 
 }  // namespace
