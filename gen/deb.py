@@ -8,7 +8,7 @@ files are generated there from the installed binaries), adds what Debian asks of
 (copyright, changelog, compressed man pages, md5sums), computes Depends with dpkg-shlibdeps
 from the binaries that link dynamically (none does: every binary is static), names in
 Static-Built-Using the source packages compiled or linked into the tools (Debian's simdjson in
-jsonq and tack-mcp, Debian's hyperscan in seek, as CMake found them: BUILD/static-built-using,
+jsonq, run and tack-mcp, Debian's hyperscan in seek, as CMake found them: BUILD/static-built-using,
 one a line), and writes DIR/tack_VERSION_ARCH.deb with
 dpkg-deb. Prints the package's path.
 """
