@@ -34,6 +34,10 @@ class AnyOf final : public Matcher {
     return h;
   }
 
+  void forget() const override {
+    if (set_) set_->forget();
+  }
+
   void take_set() const {
     set_ = keep_->scanner();  // null where the set cannot be built: pattern by pattern still
     keep_.reset();
