@@ -32,4 +32,12 @@ std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
                                 std::shared_ptr<const PatternSet> set = nullptr,
                                 uint64_t set_after = kSetAfter);
 
+// One pattern (`part`) whose candidate lines come from `set` (of that pattern alone) once
+// `set_after` bytes have been searched by the pattern's own find(); its spans and everything
+// else are the part's. For a regex that RE2 cannot narrow to a literal (a class, an
+// alternation), where Hyperscan's scan is the faster.
+std::unique_ptr<Matcher> set_filtered(std::unique_ptr<Matcher> part,
+                                      std::shared_ptr<const PatternSet> set,
+                                      uint64_t set_after = kSetAfter);
+
 }  // namespace text

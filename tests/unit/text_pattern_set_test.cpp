@@ -205,6 +205,46 @@ TEST(PatternSet, LongBuffersAreTheSameSliceBySlice) {
   EXPECT_GT(matched, 5000);
 }
 
+// One regex whose lines a set of it alone names (set_filtered): the same events as RE2 alone,
+// the set taken at once or after a few lines, -i and --word included.
+TEST(PatternSet, OneRegexThroughItsSetIsTheSame) {
+  std::mt19937 rng(5150);
+  std::vector<std::string> res = kRegexes;
+  for (const char* p : {"PM_RESUME|PM_SUSPEND|ab", "\\w{2}\\s+\\w{2}", "[A-Z]+_[A-Z]", "(a|b)+x1",
+                        "[^ ]{3}$", "^\\s*\\w", "x\\d?\\b"})
+    res.push_back(p);
+  int built = 0, matched = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const bool icase = rng() % 4 == 0, word = rng() % 4 == 0, lazy = rng() % 3 == 0;
+    const std::string& p = res[rng() % res.size()];
+    auto set = lazy ? text::lazy_pattern_set({p}, text::SetSyntax::Regex, icase)
+                    : text::pattern_set({p}, text::SetSyntax::Regex, icase);
+    built += set != nullptr;
+    text::RegexError err;
+    auto plain = text::regex_matcher(p, icase, word, err);
+    ASSERT_TRUE(plain) << p;
+    auto fast = text::set_filtered(text::regex_matcher(p, icase, word, err), set,
+                                   lazy ? 50 + rng() % 200 : 0);
+    for (int f = 0; f < 3; ++f) {
+      std::string file = random_file(rng);
+      if (rng() % 4 == 0)  // past a slice of the set's scan
+        while (file.size() < 20000) file += random_file(rng) + "\n";
+      text::ScanOptions o;
+      o.chunk = 1 + rng() % 5000;
+      o.max_line = rng() % 4 == 0 ? 40 + rng() % 40 : 1 << 20;
+      o.context = rng() % 3;
+      const Outcome want = scan_all(*plain, file, o);
+      const Outcome got = scan_all(*fast, file, o);
+      ASSERT_EQ(got, want) << "round " << round << " /" << p << "/" << (icase ? " -i" : "")
+                           << (word ? " --word" : "") << (lazy ? " lazy" : "") << " chunk "
+                           << o.chunk;
+      matched += static_cast<int>(want.found);
+    }
+  }
+  EXPECT_GT(built, 700);
+  EXPECT_GT(matched, 20000);
+}
+
 // Where Hyperscan could read a pattern otherwise than RE2 does, no set is built.
 TEST(PatternSet, RefusesWhatItCannotKeep) {
   EXPECT_EQ(text::hyperscan_spelling("é", false), "");
