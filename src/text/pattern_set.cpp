@@ -126,11 +126,12 @@ namespace {
 constexpr size_t npos = std::string_view::npos;
 // Hyperscan takes a length of 32 bits; a longer slice is not scanned (its line is a candidate).
 constexpr size_t kMaxScan = size_t{1} << 30;
-// A buffer is scanned a slice at a time, each ending at a line's end: the first small, so that
-// a search that stops at its first match (-l, -m 1) scans little past it, then twice as long
-// each time, so that dense matches cost few scans. Each slice's findings are held until used,
-// which bounds them too.
-constexpr size_t kFirstSlice = 4 << 10, kLastSlice = 256 << 10;
+// A buffer is scanned a slice at a time, each ending at a line's end: the first of 64 KiB, so
+// that a search that stops at its first match (-l, -m 1) scans little past it, then twice as
+// long each time, so that dense matches cost few scans. Each slice's findings are held until
+// used, which bounds them too. (A first slice of 4 KiB cost a source tree of small files two
+// or three scans a file: Hyperscan's setup per scan is what a small file costs.)
+constexpr size_t kFirstSlice = 64 << 10, kLastSlice = 256 << 10;
 
 struct Freer {
   void operator()(hs_database_t* d) const { hs_free_database(d); }

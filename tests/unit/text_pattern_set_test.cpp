@@ -152,7 +152,7 @@ TEST(PatternSet, ScanIsTheSameWithAndWithoutTheSet) {
   EXPECT_GT(matched, 20000);
 }
 
-// Buffers far longer than a slice of the set's scan (4 KiB first, doubling to 256 KiB), with
+// Buffers far longer than a slice of the set's scan (64 KiB first, doubling to 256 KiB), with
 // matches dense and sparse, chunks from a page to past the slices, and a stop after a few
 // matches: every slice boundary, and every line a slice names, gives the same events.
 TEST(PatternSet, LongBuffersAreTheSameSliceBySlice) {
@@ -214,7 +214,7 @@ TEST(PatternSet, OneRegexThroughItsSetIsTheSame) {
                         "[^ ]{3}$", "^\\s*\\w", "x\\d?\\b"})
     res.push_back(p);
   int built = 0, matched = 0;
-  for (int round = 0; round < 1500; ++round) {
+  for (int round = 0; round < 800; ++round) {
     const bool icase = rng() % 4 == 0, word = rng() % 4 == 0, lazy = rng() % 3 == 0;
     const std::string& p = res[rng() % res.size()];
     auto set = lazy ? text::lazy_pattern_set({p}, text::SetSyntax::Regex, icase)
@@ -227,10 +227,11 @@ TEST(PatternSet, OneRegexThroughItsSetIsTheSame) {
                                    lazy ? 50 + rng() % 200 : 0);
     for (int f = 0; f < 3; ++f) {
       std::string file = random_file(rng);
-      if (rng() % 4 == 0)  // past a slice of the set's scan
-        while (file.size() < 20000) file += random_file(rng) + "\n";
+      const bool big = rng() % 16 == 0;  // past a slice of the set's scan
+      if (big)
+        while (file.size() < 100000) file += random_file(rng) + "\n";
       text::ScanOptions o;
-      o.chunk = 1 + rng() % 5000;
+      o.chunk = big ? 4096 + rng() % 300000 : 1 + rng() % 5000;
       o.max_line = rng() % 4 == 0 ? 40 + rng() % 40 : 1 << 20;
       o.context = rng() % 3;
       const Outcome want = scan_all(*plain, file, o);
@@ -241,8 +242,8 @@ TEST(PatternSet, OneRegexThroughItsSetIsTheSame) {
       matched += static_cast<int>(want.found);
     }
   }
-  EXPECT_GT(built, 700);
-  EXPECT_GT(matched, 20000);
+  EXPECT_GT(built, 350);
+  EXPECT_GT(matched, 10000);
 }
 
 // Where Hyperscan could read a pattern otherwise than RE2 does, no set is built.
