@@ -41,7 +41,20 @@
 #  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
 #     is the walk, the opens and the reads), time and peak RSS of seek and rg
 #  3. threads: seek --threads N against rg -j N, N = 1 and the machine's cores
-#  4. counts, file lists and several patterns (300 literals in one pass against rg -F -f FILE)
+#  4. counts, file lists and several patterns (300 literals in one pass against rg -F -f FILE;
+#     3 and 8 common words counted in 64 MiB of prose, where every other line matches)
+#
+# The pattern set (text/pattern_set) names every matching line of a slice of the buffer in one
+# Hyperscan scan, where it was restarted at every matching line; a regex that RE2 cannot narrow
+# to a literal (an alternation, a class) finds its lines through a set of it alone. User time
+# (perf stat, medians, load average near 9, so walls are not comparable), before -> after, rg:
+#   alternation as a regex   user 447-507 -> 315-335 ms, rg 674 ms (after/rg 0.5, the wall
+#                            is system time: sys 900-1100 ms on both sides)
+#   classes, repeated (fs/)  user 109-121 -> 103-105 ms, rg 97-106 ms
+#   [A-Z]+_RESUME            unchanged (RE2's literal prefilter, _RESUME, is faster than the
+#                            set there: user 313-378 against 409-474 ms through the set)
+#   prose, -c, 3 common words (the set forced on) 164-182 -> 159 ms; 8 common words
+#                            498-511 -> 357-367 ms (kept one by one below 16 patterns: any_of.h)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh" seek "${1:-build/bin}"
@@ -171,3 +184,23 @@ for c in "${cases[@]}"; do
   record "seek: several patterns in one pass (goal <= 1.0x rg -F -f)" "$label" 1.0
   echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
 done
+
+# Dense matches: 64 MiB of the tree's own prose (Documentation's .rst and .txt, repeated), every
+# matching line counted with which pattern matched it.
+prose=$work/prose.txt
+docs=$(find Documentation -name '*.rst' -o -name '*.txt' | sort)
+# shellcheck disable=SC2086
+(for _ in 1 2 3; do cat $docs; done) | head -c $((64 << 20)) > "$prose" ||
+  [ "$(stat -c %s "$prose")" -eq $((64 << 20)) ]  # cat's closed pipe, once head has enough
+cases=(
+  "prose, 3 common words|-e the -e and -e of"
+  "prose, 8 common words|-e the -e and -e of -e to -e in -e is -e that -e for"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r label pats <<< "$c"
+  agree counts "$seek -c $pats $prose" "rg -c -H $pats $prose" >/dev/null
+  read -r s r <<< "$(timings 1 "$runs" "$seek -c $pats $prose" "rg -c -H $pats $prose")"
+  record "seek: counts and file lists (goal <= 1.0x rg)" "$label" 1.0
+  echo "$label: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
+done
+rm -f "$prose"

@@ -1,4 +1,4 @@
-// any_of.cpp — several matchers as one. Candidates: the earliest of the parts' finds, each
+// any_of.cpp — several matchers as one, and one found through a pattern set. Candidates: the earliest of the parts' finds, each
 // part after the first searching only up to the end of the line of the best hit so far, so a
 // rare pattern beside a common one is not searched again from every common hit to its own.
 #include "text/any_of.h"
@@ -32,6 +32,10 @@ class AnyOf final : public Matcher {
       if (seen_ >= set_after_) take_set();
     }
     return h;
+  }
+
+  void forget() const override {
+    if (set_) set_->forget();
   }
 
   void take_set() const {
@@ -143,7 +147,65 @@ class AnyOf final : public Matcher {
   mutable std::vector<Span> all_;
 };
 
+// One pattern whose lines a set of it alone finds: Hyperscan scans a buffer for a class or an
+// alternation faster than RE2's DFA, and names the lines; RE2 gives their spans.
+class SetFiltered final : public Matcher {
+ public:
+  SetFiltered(std::unique_ptr<Matcher> part, std::shared_ptr<const PatternSet> set,
+              uint64_t set_after)
+      : part_(std::move(part)), keep_(std::move(set)), set_after_(set_after) {
+    if (keep_ && set_after_ == 0) take_set();
+  }
+
+  size_t find(std::string_view buf, size_t from) const override {
+    if (set_) return set_->first(buf, from);
+    const size_t h = part_->find(buf, from);
+    if (keep_) {  // as any_of does: the set once the pattern's own search has repaid it
+      seen_ += (h == npos ? buf.size() : h) - from;
+      if (seen_ >= set_after_) take_set();
+    }
+    return h;
+  }
+  void forget() const override {
+    if (set_) set_->forget();
+  }
+  void spans(std::string_view line, std::vector<Span>& out) const override {
+    part_->spans(line, out);
+  }
+  bool matches(std::string_view line) const override { return part_->matches(line); }
+  bool line_by_line(bool crlf) const override { return part_->line_by_line(crlf); }
+  bool wants_eol_first() const override { return part_->wants_eol_first(); }
+  size_t needle_size() const override { return part_->needle_size(); }
+  bool probe(std::string_view window, size_t begin, size_t end, bool at_start,
+             bool at_end) const override {
+    return part_->probe(window, begin, end, at_start, at_end);
+  }
+  bool positions() const override { return part_->positions(); }
+  std::optional<Span> first_in(std::string_view window, size_t begin, size_t end, bool at_start,
+                               bool at_end) const override {
+    return part_->first_in(window, begin, end, at_start, at_end);
+  }
+  const Matcher* long_filter() const override { return part_->long_filter(); }
+
+ private:
+  void take_set() const {
+    set_ = keep_->scanner();
+    keep_.reset();
+  }
+
+  std::unique_ptr<Matcher> part_;
+  mutable std::shared_ptr<const PatternSet> keep_;
+  mutable std::unique_ptr<SetScanner> set_;
+  uint64_t set_after_;
+  mutable uint64_t seen_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<Matcher> set_filtered(std::unique_ptr<Matcher> part,
+                                      std::shared_ptr<const PatternSet> set, uint64_t set_after) {
+  return std::make_unique<SetFiltered>(std::move(part), std::move(set), set_after);
+}
 
 std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
                                 std::shared_ptr<const PatternSet> set, uint64_t set_after) {

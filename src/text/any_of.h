@@ -22,14 +22,26 @@ namespace text {
 // pattern by pattern (0: at once): by then the one-by-one search has cost about what
 // compiling a set does, so a small search never pays for one.
 inline constexpr uint64_t kSetAfter = uint64_t{4} << 20;
-// Fewer patterns than this are searched one by one even on a long search: each pass is a
-// SIMD scan for a rare byte, and where matches are dense a set restarted at every matching
-// line costs more than those passes (64 MiB of prose, -c, 3 common words: the set 544 ms
-// against 311 ms one by one; 8 common words: 1,122 against 880 ms; 8 rare words: 15 against
-// 22 ms). At 300 literals one pass each is what the set saves (4.45x rg's time before it).
+// Fewer patterns than this are searched one by one even on a long search. Not for time: since
+// the set names every line of a slice in one scan, it is ahead even at three common words
+// (64 MiB of prose, -c, user time: 3 common words 159 against 164-182 ms one by one, 8 common
+// words 357-367 against 498-511 ms, 8 rare words 19-21 against 26-30 ms). For memory:
+// Hyperscan's compiler touches about 2.6 MB of its own code and heap, which doubles the peak
+// RSS of a search of a few patterns (2.8 to 5.6 MB) between an input too small to compile for
+// and one large enough, past the flat-memory gate (1, 64 and 256 MiB within 1.5x). At 16
+// patterns and more the passes one by one cost enough to be worth that (300 literals: 4.45x
+// rg's time without the set).
 inline constexpr size_t kSetMinPatterns = 16;
 std::unique_ptr<Matcher> any_of(std::vector<std::unique_ptr<Matcher>> parts,
                                 std::shared_ptr<const PatternSet> set = nullptr,
                                 uint64_t set_after = kSetAfter);
+
+// One pattern (`part`) whose candidate lines come from `set` (of that pattern alone) once
+// `set_after` bytes have been searched by the pattern's own find(); its spans and everything
+// else are the part's. For a regex that RE2 cannot narrow to a literal (a class, an
+// alternation), where Hyperscan's scan is the faster.
+std::unique_ptr<Matcher> set_filtered(std::unique_ptr<Matcher> part,
+                                      std::shared_ptr<const PatternSet> set,
+                                      uint64_t set_after = kSetAfter);
 
 }  // namespace text

@@ -124,8 +124,14 @@ std::string hyperscan_spelling(std::string_view p, bool icase) {
 namespace {
 
 constexpr size_t npos = std::string_view::npos;
-// Hyperscan takes a length of 32 bits; a longer buffer is scanned a piece at a time.
+// Hyperscan takes a length of 32 bits; a longer slice is not scanned (its line is a candidate).
 constexpr size_t kMaxScan = size_t{1} << 30;
+// A buffer is scanned a slice at a time, each ending at a line's end: the first of 64 KiB, so
+// that a search that stops at its first match (-l, -m 1) scans little past it, then twice as
+// long each time, so that dense matches cost few scans. Each slice's findings are held until
+// used, which bounds them too. (A first slice of 4 KiB cost a source tree of small files two
+// or three scans a file: Hyperscan's setup per scan is what a small file costs.)
+constexpr size_t kFirstSlice = 64 << 10, kLastSlice = 256 << 10;
 
 struct Freer {
   void operator()(hs_database_t* d) const { hs_free_database(d); }
@@ -134,68 +140,173 @@ struct Freer {
 
 class HsScanner final : public SetScanner {
  public:
-  HsScanner(const hs_database_t* db, hs_scratch_t* scratch) : db_(db), scratch_(scratch) {}
+  HsScanner(std::shared_ptr<const PatternSet> set, const hs_database_t* db, hs_scratch_t* scratch,
+            uint32_t count)
+      : set_(std::move(set)), db_(db), scratch_(scratch), count_(count), stamp_(count, 0) {}
 
-  // Hyperscan reports a scan's matches in the order of their end offsets, so the first one
-  // reported ends first, and its line is the first line any pattern matches in (a match
-  // never crosses a line the line-by-line search would see; one that crosses a '\n' here, as
-  // a class holding '\n' can, only makes an earlier candidate, which the exact search then
-  // turns down). Its end byte is the position returned.
   size_t first(std::string_view buf, size_t from) override {
-    while (from < buf.size()) {
-      size_t len = buf.size() - from;
-      if (len > kMaxScan) {  // a piece that ends at a line's end, so no match is cut
-        const void* nl = memrchr(buf.data() + from, '\n', kMaxScan);
-        len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) - from : kMaxScan;
+    if (buf.data() != base_ || buf.size() != size_ || from < lo_) {
+      forget();
+      base_ = buf.data();
+      size_ = buf.size();
+      lo_ = hi_ = from;
+    }
+    answered_ = npos;
+    while (from < size_) {
+      if (from < hi_) {
+        while (next_ < hits_.size() && hits_[next_].start < from) ++next_;
+        if (next_ < hits_.size()) return answered_ = hits_[next_].start;
+        from = hi_;  // nothing more in this slice
+        continue;
       }
-      unsigned long long end = 0;
-      const hs_error_t r = hs_scan(db_, buf.data() + from, static_cast<unsigned>(len), 0,
-                                   scratch_.get(), &HsScanner::on_first, &end);
-      if (r == HS_SCAN_TERMINATED) return from + (end > 0 ? end - 1 : 0);
-      if (r != HS_SUCCESS) return from;  // never skip what could not be scanned
-      if (len == buf.size() - from) return npos;
-      from += len;
+      if (!scan_slice(from)) {  // never skip what could not be scanned: its line may match
+        lo_ = hi_ = from;
+        return from;
+      }
     }
     return npos;
   }
 
   void which(std::string_view line, std::vector<uint32_t>& out) override {
     out.clear();
+    if (answered_ != npos && line.data() == base_ + answered_) {
+      // The line first() named: its patterns are the slice's, from `next_` on. (A match
+      // that ends in the line's '\r', or that began on the line before, names a pattern
+      // that may not match the line as shown: the set is a superset.)
+      for (size_t k = next_; k < hits_.size() && hits_[k].start == answered_; ++k)
+        out.push_back(hits_[k].id);
+      std::sort(out.begin(), out.end());  // named in the order their matches ended
+      answered_ = npos;
+      return;
+    }
     if (line.size() > kMaxScan) {  // a line this long is not held; searched by each pattern
       all(out);
       return;
     }
+    // Any other line is scanned on its own.
+    ++serial_;
+    Collect c{this, line.data(), line.size()};
     const hs_error_t r = hs_scan(db_, line.data(), static_cast<unsigned>(line.size()), 0,
-                                 scratch_.get(), &HsScanner::on_which, &out);
-    if (r != HS_SUCCESS && r != HS_SCAN_TERMINATED) {
+                                 scratch_.get(), &HsScanner::on_line, &c);
+    if (r != HS_SUCCESS) {
       all(out);
       return;
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    std::sort(out_.begin(), out_.end());
+    out.swap(out_);
+    out_.clear();
   }
 
-  void set_count(uint32_t n) { count_ = n; }
+  void forget() override {
+    base_ = nullptr;
+    size_ = lo_ = hi_ = next_ = 0;
+    hits_.clear();
+    answered_ = npos;
+    slice_ = kFirstSlice;
+  }
 
  private:
-  static int on_first(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
-    *static_cast<unsigned long long*>(ctx) = to;
-    return 1;
+  struct Hit {
+    size_t start;  // of the line, in the buffer
+    uint32_t id;
+    bool operator<(const Hit& o) const { return start != o.start ? start < o.start : id < o.id; }
+    bool operator==(const Hit&) const = default;
+  };
+  struct Collect {
+    HsScanner* self;
+    const char* at;  // the bytes scanned
+    size_t size;
+  };
+
+  // Scans base_[from, end of the slice) and holds the lines where some pattern may match.
+  bool scan_slice(size_t from) {
+    size_t end = std::min(size_, from + slice_);
+    if (end < size_) {  // the slice ends at a line's end, so no match is cut
+      const void* nl = std::memchr(base_ + end - 1, '\n', size_ - (end - 1));
+      end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base_) + 1 : size_;
+    }
+    slice_ = std::min(slice_ * 2, kLastSlice);
+    hits_.clear();
+    next_ = 0;
+    lo_ = from;
+    hi_ = end;
+    if (end - from > kMaxScan) return false;
+    cur_start_ = cur_end_ = from;
+    sorted_ = true;
+    Collect c{this, base_ + from, end - from};
+    const hs_error_t r = hs_scan(db_, base_ + from, static_cast<unsigned>(end - from), 0,
+                                 scratch_.get(), &HsScanner::on_slice, &c);
+    if (r != HS_SUCCESS) return false;
+    // Hyperscan reports in the order of end offsets as a rule; where it did not, the lines
+    // are put in order here (and a pattern named twice in a line once).
+    if (!sorted_) {
+      std::sort(hits_.begin(), hits_.end());
+      hits_.erase(std::unique(hits_.begin(), hits_.end()), hits_.end());
+    }
+    return true;
   }
-  static int on_which(unsigned id, unsigned long long, unsigned long long, unsigned, void* ctx) {
-    static_cast<std::vector<uint32_t>*>(ctx)->push_back(id);
+
+  // A match whose last byte is at `to - 1`: its line is named, with its pattern, once. The
+  // line being filled is [cur_start_, cur_end_) ('\n' included); one further on starts after
+  // the last '\n' before the match and ends after the first '\n' from its last byte.
+  static int on_slice(unsigned id, unsigned long long, unsigned long long to, unsigned,
+                      void* ctx) {
+    Collect& c = *static_cast<Collect*>(ctx);
+    HsScanner& s = *c.self;
+    const char* b = s.base_;
+    const size_t last = static_cast<size_t>(c.at - b) + static_cast<size_t>(to > 0 ? to - 1 : 0);
+    if (last >= s.cur_end_) {
+      const void* nl = last > s.cur_end_ ? memrchr(b + s.cur_end_, '\n', last - s.cur_end_) : nullptr;
+      s.cur_start_ = nl ? static_cast<size_t>(static_cast<const char*>(nl) - b) + 1 : s.cur_end_;
+      const void* e = std::memchr(b + last, '\n', s.hi_ - last);
+      s.cur_end_ = e ? static_cast<size_t>(static_cast<const char*>(e) - b) + 1 : s.hi_;
+      ++s.serial_;
+    } else if (last < s.cur_start_) {  // out of order: its line is found on its own
+      const void* nl = last > s.lo_ ? memrchr(b + s.lo_, '\n', last - s.lo_) : nullptr;
+      const size_t start = nl ? static_cast<size_t>(static_cast<const char*>(nl) - b) + 1 : s.lo_;
+      s.hits_.push_back({start, id});
+      s.sorted_ = false;
+      return 0;
+    }
+    if (id < s.count_ && s.stamp_[id] != s.serial_) {
+      s.stamp_[id] = s.serial_;
+      s.hits_.push_back({s.cur_start_, id});
+    }
     return 0;
   }
+
+  // A match in a line scanned on its own: its pattern, once.
+  static int on_line(unsigned id, unsigned long long, unsigned long long, unsigned, void* ctx) {
+    HsScanner& s = *static_cast<Collect*>(ctx)->self;
+    if (id < s.count_ && s.stamp_[id] != s.serial_) {
+      s.stamp_[id] = s.serial_;
+      s.out_.push_back(id);
+    }
+    return 0;
+  }
+
   void all(std::vector<uint32_t>& out) const {
     for (uint32_t i = 0; i < count_; ++i) out.push_back(i);
   }
 
+  std::shared_ptr<const PatternSet> set_;  // keeps the database alive as long as its scanners
   const hs_database_t* db_;
   std::unique_ptr<hs_scratch_t, Freer> scratch_;
-  uint32_t count_ = 0;
+  uint32_t count_;
+  // The buffer and its slice base_[lo_, hi_) last scanned, the lines in it where a pattern
+  // may match (hits_, by line), the first not yet passed (next_), and the line first() named.
+  const char* base_ = nullptr;
+  size_t size_ = 0, lo_ = 0, hi_ = 0, next_ = 0, answered_ = npos, slice_ = kFirstSlice;
+  std::vector<Hit> hits_;
+  size_t cur_start_ = 0, cur_end_ = 0;
+  bool sorted_ = true;
+  // The serial number of the line last named for each pattern: a pattern is named once a line.
+  std::vector<uint64_t> stamp_;
+  uint64_t serial_ = 1;
+  std::vector<uint32_t> out_;
 };
 
-class HsSet final : public PatternSet {
+class HsSet final : public PatternSet, public std::enable_shared_from_this<HsSet> {
  public:
   HsSet(hs_database_t* db, hs_scratch_t* prototype, uint32_t count)
       : db_(db), prototype_(prototype), count_(count) {}
@@ -203,9 +314,7 @@ class HsSet final : public PatternSet {
   std::unique_ptr<SetScanner> scanner() const override {
     hs_scratch_t* s = nullptr;
     if (hs_clone_scratch(prototype_.get(), &s) != HS_SUCCESS) return nullptr;
-    auto sc = std::make_unique<HsScanner>(db_.get(), s);
-    sc->set_count(count_);
-    return sc;
+    return std::make_unique<HsScanner>(shared_from_this(), db_.get(), s, count_);
   }
 
  private:
@@ -224,10 +333,10 @@ std::shared_ptr<const PatternSet> pattern_set(const std::vector<std::string>& pa
   std::vector<const char*> exprs;
   std::vector<size_t> lens;
   std::vector<unsigned> flags, ids;
-  // One report per pattern and scan is all a line's "which" needs, and the first report all
-  // "first" needs. Prefilter mode lets Hyperscan widen what it cannot match exactly (a long
-  // bounded repeat) instead of refusing it.
-  unsigned common = HS_FLAG_SINGLEMATCH | (icase ? HS_FLAG_CASELESS : 0);
+  // Every match is reported (a slice's scan names every line a pattern may match in).
+  // Prefilter mode lets Hyperscan widen what it cannot match exactly (a long bounded repeat)
+  // instead of refusing it.
+  unsigned common = icase ? HS_FLAG_CASELESS : 0;
   if (syntax == SetSyntax::Regex) common |= HS_FLAG_MULTILINE | HS_FLAG_PREFILTER;
   spelled.reserve(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {

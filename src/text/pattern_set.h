@@ -15,14 +15,22 @@
 namespace text {
 
 // Scratch space of one thread over one set (Hyperscan's scratch), made by PatternSet::scanner.
+// One scan of a slice of the buffer names every line in it where some pattern may match, and
+// which patterns; first() and which() answer from it until the slice is used up, so dense
+// matches cost one scan per slice, not one per matching line.
 class SetScanner {
  public:
   virtual ~SetScanner() = default;
   // A position in buf[from, buf.size()) inside the first line (from `from`, which starts a
-  // line) where some pattern may match, or npos. The lines before it hold no match.
+  // line) where some pattern may match, or npos. The lines before it hold no match. Calls with
+  // the same buffer and a growing `from` are answered from the scan already made.
   virtual size_t first(std::string_view buf, size_t from) = 0;
-  // The patterns that may match in `line` (no '\n' in it), ascending, replacing `out`.
+  // The patterns that may match in `line` (no '\n' in it), ascending, replacing `out`. For
+  // the line first() last named (the line as shown, within that buffer), from its scan.
   virtual void which(std::string_view line, std::vector<uint32_t>& out) = 0;
+  // The bytes of the buffer first() was given are about to change: what was found ahead in
+  // it is forgotten.
+  virtual void forget() = 0;
 };
 
 // Compiled once and shared by every thread; each thread scans with its own scanner().

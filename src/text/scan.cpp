@@ -303,6 +303,7 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
 }
 
 void Scanner::search_region(uint64_t from, uint64_t to) {
+  m_.forget();  // the buffer has changed since the last region
   uint64_t p = from;
   auto line_end = [&](uint64_t x) {
     const void* nl = std::memchr(at(x), '\n', static_cast<size_t>(to - x));

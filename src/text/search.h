@@ -43,6 +43,10 @@ class Matcher {
     spans(line, s);
     return !s.empty();
   }
+  // The bytes of the buffer find() was last given are about to change (the Scanner reads on,
+  // moves them, or starts another file): a matcher that keeps what it found ahead in that
+  // buffer forgets it. Until then the buffer's bytes stay as they were.
+  virtual void forget() const {}
   // True when find() cannot be trusted on this file and every line must go through spans()
   // (an RE2 pattern whose `$` would see the '\r' of a CRLF file, or that uses \A or \z).
   virtual bool line_by_line(bool crlf) const = 0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,6 +34,18 @@ struct Outcome {
   uint64_t found = 0;
   bool operator==(const Outcome&) const = default;
 };
+
+// Printed on a failure: the events one per line, so that the first difference shows.
+void PrintTo(const Outcome& o, std::ostream* os) {
+  *os << "found " << o.found << ", long lines " << o.long_lines.size() << "\n";
+  for (const Event& e : o.events) {
+    *os << (e.match ? "  match " : "  context ") << e.line << " @" << e.offset << " spans";
+    for (const Span& s : e.spans) *os << " [" << s.start << "," << s.end << ")";
+    *os << " patterns";
+    for (uint32_t p : e.patterns) *os << " " << p;
+    *os << "\n";
+  }
+}
 
 Outcome scan_all(const text::Matcher& m, const std::string& file, const text::ScanOptions& o) {
   Outcome out;
@@ -120,7 +133,7 @@ TEST(PatternSet, ScanIsTheSameWithAndWithoutTheSet) {
                                                            icase),
                                     50 + rng() % 200)
                      : text::any_of(parts(), set, 0);
-    std::string what = "round " + std::to_string(round) + (regex ? " regex" : " literal") +
+    std::string what = "round " + std::to_string(round) + (lazy ? " lazy" : "") + (regex ? " regex" : " literal") +
                        (icase ? " -i" : "") + (word ? " --word" : "") + ":";
     for (const auto& p : pats) what += " '" + p + "'";
     for (int f = 0; f < 3; ++f) {
@@ -137,6 +150,100 @@ TEST(PatternSet, ScanIsTheSameWithAndWithoutTheSet) {
   }
   EXPECT_GT(built, 1500);  // the set was there to be tested most of the time
   EXPECT_GT(matched, 20000);
+}
+
+// Buffers far longer than a slice of the set's scan (64 KiB first, doubling to 256 KiB), with
+// matches dense and sparse, chunks from a page to past the slices, and a stop after a few
+// matches: every slice boundary, and every line a slice names, gives the same events.
+TEST(PatternSet, LongBuffersAreTheSameSliceBySlice) {
+  std::mt19937 rng(99);
+  int matched = 0, rounds_with_set = 0;
+  for (int round = 0; round < 40; ++round) {
+    const bool regex = round % 2 == 1, icase = round % 5 == 0;
+    std::vector<std::string> pats;
+    for (size_t i = 0, k = 1 + rng() % 5; i < k; ++i)
+      pats.push_back(regex ? kRegexes[rng() % kRegexes.size()] : kLiterals[rng() % kLiterals.size()]);
+    const auto syntax = regex ? text::SetSyntax::Regex : text::SetSyntax::Literal;
+    auto set = text::pattern_set(pats, syntax, icase);
+    if (!set) continue;
+    ++rounds_with_set;
+    auto parts = [&] {
+      std::vector<std::unique_ptr<text::Matcher>> v;
+      for (const auto& p : pats) {
+        text::RegexError err;
+        v.push_back(regex ? text::regex_matcher(p, icase, false, err)
+                          : text::literal_matcher(p, icase, false));
+      }
+      return v;
+    };
+    auto plain = text::any_of(parts());
+    auto fast = text::any_of(parts(), set, 0);
+    // Stretches without a match between dense ones, so that slices end both in a match and
+    // in a desert.
+    std::string file;
+    const size_t size = 100000 + rng() % 700000;
+    while (file.size() < size) {
+      if (rng() % 3 == 0) {
+        for (size_t n = rng() % 20000; n > 0; n -= std::min<size_t>(n, 30))
+          file += "-----------------------------\n";
+      } else {
+        file += random_file(rng);
+        file += '\n';
+      }
+    }
+    text::ScanOptions o;
+    const size_t chunks[] = {4096, 65536, 256 * 1024, 1 << 20};
+    o.chunk = chunks[rng() % 4];
+    o.context = rng() % 2;
+    if (rng() % 4 == 0) o.max_matches = 1 + rng() % 50;
+    const Outcome want = scan_all(*plain, file, o);
+    const Outcome got = scan_all(*fast, file, o);
+    ASSERT_EQ(got, want) << "round " << round << " chunk " << o.chunk;
+    matched += static_cast<int>(want.found);
+  }
+  EXPECT_GT(rounds_with_set, 20);
+  EXPECT_GT(matched, 5000);
+}
+
+// One regex whose lines a set of it alone names (set_filtered): the same events as RE2 alone,
+// the set taken at once or after a few lines, -i and --word included.
+TEST(PatternSet, OneRegexThroughItsSetIsTheSame) {
+  std::mt19937 rng(5150);
+  std::vector<std::string> res = kRegexes;
+  for (const char* p : {"PM_RESUME|PM_SUSPEND|ab", "\\w{2}\\s+\\w{2}", "[A-Z]+_[A-Z]", "(a|b)+x1",
+                        "[^ ]{3}$", "^\\s*\\w", "x\\d?\\b"})
+    res.push_back(p);
+  int built = 0, matched = 0;
+  for (int round = 0; round < 800; ++round) {
+    const bool icase = rng() % 4 == 0, word = rng() % 4 == 0, lazy = rng() % 3 == 0;
+    const std::string& p = res[rng() % res.size()];
+    auto set = lazy ? text::lazy_pattern_set({p}, text::SetSyntax::Regex, icase)
+                    : text::pattern_set({p}, text::SetSyntax::Regex, icase);
+    built += set != nullptr;
+    text::RegexError err;
+    auto plain = text::regex_matcher(p, icase, word, err);
+    ASSERT_TRUE(plain) << p;
+    auto fast = text::set_filtered(text::regex_matcher(p, icase, word, err), set,
+                                   lazy ? 50 + rng() % 200 : 0);
+    for (int f = 0; f < 3; ++f) {
+      std::string file = random_file(rng);
+      const bool big = rng() % 16 == 0;  // past a slice of the set's scan
+      if (big)
+        while (file.size() < 100000) file += random_file(rng) + "\n";
+      text::ScanOptions o;
+      o.chunk = big ? 4096 + rng() % 300000 : 1 + rng() % 5000;
+      o.max_line = rng() % 4 == 0 ? 40 + rng() % 40 : 1 << 20;
+      o.context = rng() % 3;
+      const Outcome want = scan_all(*plain, file, o);
+      const Outcome got = scan_all(*fast, file, o);
+      ASSERT_EQ(got, want) << "round " << round << " /" << p << "/" << (icase ? " -i" : "")
+                           << (word ? " --word" : "") << (lazy ? " lazy" : "") << " chunk "
+                           << o.chunk;
+      matched += static_cast<int>(want.found);
+    }
+  }
+  EXPECT_GT(built, 350);
+  EXPECT_GT(matched, 10000);
 }
 
 // Where Hyperscan could read a pattern otherwise than RE2 does, no set is built.
