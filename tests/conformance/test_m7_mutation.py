@@ -285,17 +285,17 @@ def test_move_racing_a_lock_free_creator_never_replaces(tree):
 # --- kill -9 at every step -----------------------------------------------------------------
 
 def _trace_syscalls(argv, cwd):
-    """Every system call of one run, in order (names only)."""
+    """Every system call of one run, in order: (thread id, name)."""
     out = cwd / "trace.txt"
     subprocess.run(["strace", "-f", "-qq", "-o", str(out), *argv], cwd=cwd, check=True,
                    capture_output=True, timeout=30)
-    names = []
+    calls = []
     for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
+        m = re.match(r"^(?:(\d+)\s+)?([a-z0-9_]+)\(", line)
         if m:
-            names.append(m.group(1))
+            calls.append((m.group(1), m.group(2)))
     out.unlink()
-    return names
+    return calls
 
 
 def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_path):
@@ -307,16 +307,19 @@ def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_p
     # Every run starts without a journal, so each makes the same system calls (the first
     # change makes .tack/journal; test_undo kills journaled writes and undos the same way).
     import shutil
-    names = _trace_syscalls(argv, tmp_path)
+    calls = _trace_syscalls(argv, tmp_path)
+    names = [n for _, n in calls]
     tree.write("k.txt", old)
     shutil.rmtree(tree.p(".tack"))
     assert "renameat" in names and "fsync" in names and "flock" in names
     start = names.index("execve") + 1
+    # strace's when=N counts each thread's calls apart (write fsyncs on a second thread): so
+    # are they counted here, and a step two threads share is taken once.
     counts, steps = {}, []
-    for n in names[start:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
+    for pid, n in calls[start:]:
+        counts[pid, n] = counts.get((pid, n), 0) + 1
+        if n not in ("exit_group", "exit") and (n, counts[pid, n]) not in steps:
+            steps.append((n, counts[pid, n]))
     outcomes = set()
     for name, nth in steps:
         shutil.rmtree(tree.p(".tack"), ignore_errors=True)

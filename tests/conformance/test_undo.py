@@ -411,18 +411,20 @@ def _syscalls(argv, cwd):
     out = cwd / "trace.txt"
     subprocess.run(["strace", "-f", "-qq", "-o", str(out), *argv], cwd=cwd, check=True,
                    capture_output=True, timeout=30)
-    names = []
+    calls = []
     for line in out.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
+        m = re.match(r"^(?:(\d+)\s+)?([a-z0-9_]+)\(", line)
         if m:
-            names.append(m.group(1))
+            calls.append((m.group(1), m.group(2)))
     out.unlink()
-    start = names.index("execve") + 1
+    start = [n for _, n in calls].index("execve") + 1
+    # strace's when=N counts each thread's calls apart (a writer fsyncs on a second thread):
+    # so are they counted here, and a step two threads share is taken once.
     counts, steps = {}, []
-    for n in names[start:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
+    for pid, n in calls[start:]:
+        counts[pid, n] = counts.get((pid, n), 0) + 1
+        if n not in ("exit_group", "exit") and (n, counts[pid, n]) not in steps:
+            steps.append((n, counts[pid, n]))
     return steps
 
 
