@@ -405,14 +405,33 @@ Json run(const Args& a, contract::Context& ctx) {
     after = hash.hex();
     return true;
   };
-  if (!make(settle(false, false))) return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
+  // The guess is made from the old file's first bytes: they hold its BOM, and one '\n' without
+  // a '\r' before it settles that it is not CRLF (CRLF: every '\n' follows a '\r'). Then the
+  // guess is sure, and the fsync can start before the whole file is read.
+  bool head_crlf = false, head_bom = false, sure = !keep;
+  if (keep) {
+    char buf[4096];
+    // A failed read only weakens the guess: the whole read below reports the error.
+    const ssize_t n = pread(old_file->fd.get(), buf, sizeof buf, 0);
+    const std::string_view head(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    head_bom = text::has_bom(head);
+    bool bare = false;
+    for (size_t at = head.find('\n'); at != std::string_view::npos && !bare;
+         at = head.find('\n', at + 1))
+      bare = at == 0 || head[at - 1] != '\r';
+    head_crlf = !bare && head.find('\n') != std::string_view::npos;
+    sure = bare && (head.size() >= 3 || head.size() == static_cast<size_t>(old_file->st.st_size));
+  }
+  if (!make(settle(head_crlf, head_bom)))
+    return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
 
   // The temporary file is written, and the kernel asked to start writing it to the device,
   // before the file it replaces is read and hashed, and its fsync runs on a second thread
-  // while the diff is found: the device works while the CPU does. Nothing is renamed until
-  // commit(), after the precondition held and the diff is made; an error on the way, or a
-  // file that already holds these bytes, removes it. (A wrong guess about --eol/--bom keep
-  // writes it again.)
+  // meanwhile and while the diff is found: the device works while the CPU does. Nothing is
+  // renamed until commit(), after the precondition held and the diff is made; an error on the
+  // way, or a file that already holds these bytes, removes it (having waited for an fsync it
+  // did not need: the price of the rare path). A wrong guess about --eol/--bom keep writes it
+  // again; where the guess is not sure, the fsync waits for the whole old file.
   auto write_tmp = [&]() -> std::optional<contract::Error> {
     if (auto e = tmp->write(content)) return e;
     tmp->start_writeback();
@@ -423,6 +442,7 @@ Json run(const Args& a, contract::Context& ctx) {
     if (auto* e = std::get_if<contract::Error>(&made)) return fail_undo(std::move(*e));
     tmp.emplace(std::move(std::get<os::TempFile>(made)));
     if (auto e = write_tmp()) return fail_undo(std::move(*e));
+    if (sure) tmp->sync_ahead();
   }
 
   if (old_file) {
