@@ -19,7 +19,7 @@ import time
 import pytest
 
 import tack
-from mutation import MiB, W, litter, read, sha
+from mutation import THREAD_CALLS, MiB, W, litter, read, sha
 from tack import run
 
 
@@ -326,8 +326,10 @@ def test_kill_9_at_every_system_call_leaves_old_or_new_and_no_litter(tree, tmp_p
         p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
                             "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
                            capture_output=True, timeout=30)
-        # strace ends as its tracee did: the kill really came at that call.
-        assert p.returncode == -signal.SIGKILL, (name, nth, p.returncode, p.stderr[-300:])
+        # strace ends as its tracee did: the kill really came at that call (or, for a call
+        # either thread may make, the run took the other way and finished).
+        assert p.returncode == -signal.SIGKILL or (p.returncode == 0 and name in THREAD_CALLS), (
+            name, nth, p.returncode, p.stderr[-300:])
         now = read(tree.p("k.txt"))
         assert now in (old, new), f"partial target after kill at {name} #{nth}"
         outcomes.add(now == new)
