@@ -364,8 +364,8 @@ Json run(const Args& a, contract::Context& ctx) {
   }
 
   // The bytes to write: the content as given, its line endings and BOM settled (see top).
-  // --eol/--bom keep follow the file being replaced, known only once it is read; until then
-  // they are taken to ask for no change (the old file LF and without a BOM, as most are).
+  // --eol/--bom keep follow the file being replaced, known for sure only once it is read
+  // whole; the temporary file is written before that, on a guess from its first bytes.
   const bool text_content = content.substr(0, kBinaryProbe).find('\0') == std::string_view::npos;
   // keep follows the file being replaced; --create has none (a file found there is another's,
   // or this call's own when it landed before, and the comparison is with the bytes as given).
