@@ -30,6 +30,23 @@
 #     --no-journal, load 14): write 0.88x, its dry run 0.69x. Against cp + sync FILE, on a
 #     disk other writers' fsyncs queue on: 1.90x at load 20 (70.3 ms against 36.9 ms; the
 #     build before: 2.72x at load 25, 135.8 ms against 49.9 ms). Not met.
+#     Then the device's wait was moved off the CPU's path. Timed (strace -T, no journal, one
+#     call): the content read and hashed 1.9 ms, the old file 1.7 ms, the temporary file 0.8
+#     ms, the diff and its JSON 3.7 ms, and only then the fsync, 4.3 ms (the writeback started
+#     before the diff had not finished), the rename and the directory's fsync 0.4 ms, and the
+#     close of the old file 1.1 ms (its inode freed: it waits for the writeback cp started
+#     in the prepare step; cp's O_TRUNC pays the same). Now the temporary file is written
+#     before the old file is read (its first 4 KiB settle what --eol/--bom keep make of the
+#     content) and fsynced on a second thread at once: the old file's read and hash and the
+#     diff run while the device works (perf trace at load 8: the fsync 14.1 ms, the main
+#     thread done with both after 5.8 ms of it), and the journal's fsyncs overlap it too.
+#     The diff is off the critical path, so it was left as it is. What is left over cp: the
+#     content read and hashed before the fsync starts, the directory's fsync (a second
+#     journal commit: the contract's durable rename) and, journaled, the entry's fsyncs.
+#     Against the build before, alternating (40 runs): 0.87x, 0.94x and 0.88x with
+#     --no-journal (load 3-9), 0.90x, 0.92x and 0.96x journaled. Against cp + sync FILE:
+#     1.34x, 1.22x and 1.53x with --no-journal, 1.79x and 1.80x journaled (2.81x once, load
+#     3.5, the disk busy with other writers). Not met.
 #  2. write --create of the same 1 MiB, against cp to a new name + sync.
 #  3. The write of 1 as a dry run (read, hash, diff; no fsync) against cat of the file.
 #  4. replace of one string in a 10 MiB file against cp of the replaced bytes + sync.
@@ -55,6 +72,15 @@
 #     and 0.87x against the build before, 1.37x and 1.38x against sed -i. Peak RSS 4.0 MiB.
 #     Not met: pass 1 must hash every line's window at every radius to find the lines
 #     holding the value.
+#     Then each pass was split in two halves that run on two threads in lockstep, a window at
+#     a time: the window's SHA-256, check and line endings (pass 2: the check, the splice,
+#     the new file's hash and its writes) beside the lines' witnesses. CPU time is the same;
+#     wall time drops where a second core is free, and on a machine whose CPU is
+#     oversubscribed the process gets two threads' share. (At load 8-9 the run was mostly
+#     waiting: user 0.4 s of 2.3 s wall.) Alternating rounds (10 runs, load 8-9): against
+#     the build before 0.93x journaled, 0.60x with --no-journal; against sed -i 1.15x
+#     journaled (2119 ms against 1843 ms; the build before 1.23x), 1.09x with --no-journal
+#     (1719 ms against 1581 ms; the build before 1.81x). Not met under that load.
 #  6. replace of one string vs sed -i 's/OLD/NEW/'. Goal <= 1.0x. SHA-256 was 35% of its
 #     samples (two passes) and the temporary file's writes 26%.
 #     For both, the new file's hash now resumes from a snapshot of the old file's taken in

@@ -18,8 +18,9 @@
 //  * The content is held in memory (--max-bytes, ceiling 256 MiB), and so is the file it
 //    replaces when it is no larger, for the diff; a larger one is hashed in chunks and diff is
 //    null. Each is read once, hashed as it arrives, into huge-page buffers (mem::Bytes).
-//  * The temporary file is written (and its writeback started) before the diff is computed,
-//    so the device and the CPU work at the same time; it is renamed only after.
+//  * The temporary file is written (and its writeback started) before the file it replaces is
+//    read, and fsynced on a second thread while the diff is computed, so the device and the
+//    CPU work at the same time; it is renamed only after both.
 //  * Line endings and BOM are the file's unless the caller says otherwise (TOOLS.md: what
 //    peek shows of a CRLF file is written back CRLF). --eol keep: replacing a CRLF file, each
 //    '\n' without a '\r' before it gets one (a "\r\n" is not doubled, a lone '\r' stays);
@@ -355,58 +356,119 @@ Json run(const Args& a, contract::Context& ctx) {
   os::CommitOptions copt;  // a new file: never over a name that appeared meanwhile
   copt.replace = os::Replace::Never;
   if (entry.kind == K::Missing) {
-    if (expect) {
-      return fail(os::errno_error(ENOENT, a.path, "open"));
-    }
+    if (expect) return fail(os::errno_error(ENOENT, a.path, "open"));
   } else {
     auto opened = os::open_existing(place);
     if (auto* e = std::get_if<contract::Error>(&opened)) return fail(std::move(*e));
-    auto& file = old_file.emplace(std::move(std::get<os::Opened>(opened)));
-    // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
-    // larger than --max-bytes.
-    os::Sha hash;
-    auto read_old =
-        os::read_whole(file.fd.get(), a.path, &old_bytes, a.max_bytes, [&](std::string_view piece) {
-          hash.update(piece);
-          old_eols.add(piece);
-          if (old_head.size() < 3) old_head += piece.substr(0, 3 - old_head.size());
-        });
-    if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
-    before = hash.hex();
-    old_kept = std::get<os::WholeFile>(read_old).kept;
-    copt = writer::replacing(file.st);
+    copt = writer::replacing(old_file.emplace(std::move(std::get<os::Opened>(opened))).st);
   }
 
   // The bytes to write: the content as given, its line endings and BOM settled (see top).
-  using text::BomWrite;
-  using text::EolWrite;
+  // --eol/--bom keep follow the file being replaced, known for sure only once it is read
+  // whole; the temporary file is written before that, on a guess from its first bytes.
   const bool text_content = content.substr(0, kBinaryProbe).find('\0') == std::string_view::npos;
   // keep follows the file being replaced; --create has none (a file found there is another's,
   // or this call's own when it landed before, and the comparison is with the bytes as given).
-  const bool keep = before && !a.create && text_content;
-  const EolWrite eol_write = a.eol == "lf"     ? EolWrite::Lf
-                             : a.eol == "crlf" ? EolWrite::Crlf
-                             : a.eol == "keep" && keep && old_eols.result() == text::Eol::Crlf
-                                 ? EolWrite::Crlf
-                                 : EolWrite::AsGiven;
-  const BomWrite bom_write = a.bom == "add"      ? BomWrite::Add
-                             : a.bom == "remove" ? BomWrite::Remove
-                             : a.bom == "keep" && keep && text::has_bom(old_head)
-                                 ? BomWrite::Add
-                                 : BomWrite::AsGiven;
-  const text::Rewrite planned = text::rewritten_size(content, eol_write, bom_write);
-  std::string after = read->sha256;
+  const bool keep = old_file && !a.create && text_content;
+  auto settle = [&](bool old_crlf, bool old_bom) {
+    using text::BomWrite;
+    using text::EolWrite;
+    const EolWrite eol = a.eol == "lf"                            ? EolWrite::Lf
+                         : a.eol == "crlf"                        ? EolWrite::Crlf
+                         : a.eol == "keep" && keep && old_crlf ? EolWrite::Crlf
+                                                                  : EolWrite::AsGiven;
+    const BomWrite bom = a.bom == "add"                          ? BomWrite::Add
+                         : a.bom == "remove"                     ? BomWrite::Remove
+                         : a.bom == "keep" && keep && old_bom ? BomWrite::Add
+                                                                : BomWrite::AsGiven;
+    return std::pair{eol, bom};
+  };
+  const std::string_view given = content;
   mem::Bytes rewritten;
-  if (planned.changed) {
-    if (!rewritten.reserve(static_cast<size_t>(planned.size)))
-      return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
-    rewritten.set_size(text::rewrite(content, eol_write, bom_write, rewritten.data()));
-    read->bytes.release();
+  std::string after = read->sha256;
+  std::pair<text::EolWrite, text::BomWrite> made_as{};
+  // Makes `content` the given bytes as `how` settles them, and `after` their hash.
+  auto make = [&](std::pair<text::EolWrite, text::BomWrite> how) -> bool {
+    made_as = how;
+    const text::Rewrite planned = text::rewritten_size(given, how.first, how.second);
+    if (!planned.changed) {
+      content = given;
+      after = read->sha256;
+      return true;
+    }
+    rewritten.set_size(0);  // a second settling: nothing of the first to keep
+    if (!rewritten.reserve(static_cast<size_t>(planned.size))) return false;
+    rewritten.set_size(text::rewrite(given, how.first, how.second, rewritten.data()));
     content = rewritten.view();
     os::Sha hash;
     hash.update(content);
     after = hash.hex();
+    return true;
+  };
+  // The guess is made from the old file's first bytes: they hold its BOM, and one '\n' without
+  // a '\r' before it settles that it is not CRLF (CRLF: every '\n' follows a '\r'). Then the
+  // guess is sure, and the fsync can start before the whole file is read.
+  bool head_crlf = false, head_bom = false, sure = !keep;
+  if (keep) {
+    char buf[4096];
+    // A failed read only weakens the guess: the whole read below reports the error.
+    const ssize_t n = pread(old_file->fd.get(), buf, sizeof buf, 0);
+    const std::string_view head(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    head_bom = text::has_bom(head);
+    bool bare = false;
+    for (size_t at = head.find('\n'); at != std::string_view::npos && !bare;
+         at = head.find('\n', at + 1))
+      bare = at == 0 || head[at - 1] != '\r';
+    head_crlf = !bare && head.find('\n') != std::string_view::npos;
+    sure = bare && (head.size() >= 3 || head.size() == static_cast<size_t>(old_file->st.st_size));
   }
+  if (!make(settle(head_crlf, head_bom)))
+    return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
+
+  // The temporary file is written, and the kernel asked to start writing it to the device,
+  // before the file it replaces is read and hashed, and its fsync runs on a second thread
+  // meanwhile and while the diff is found: the device works while the CPU does. Nothing is
+  // renamed until commit(), after the precondition held and the diff is made; an error on the
+  // way, or a file that already holds these bytes, removes it (having waited for an fsync it
+  // did not need: the price of the rare path). A wrong guess about --eol/--bom keep writes it
+  // again; where the guess is not sure, the fsync waits for the whole old file.
+  auto write_tmp = [&]() -> std::optional<contract::Error> {
+    if (auto e = tmp->write(content)) return e;
+    tmp->start_writeback();
+    return std::nullopt;
+  };
+  if (!a.dry_run) {
+    auto made = os::TempFile::create(place, copt);
+    if (auto* e = std::get_if<contract::Error>(&made)) return fail_undo(std::move(*e));
+    tmp.emplace(std::move(std::get<os::TempFile>(made)));
+    if (auto e = write_tmp()) return fail_undo(std::move(*e));
+    if (sure) tmp->sync_ahead();
+  }
+
+  if (old_file) {
+    // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
+    // larger than --max-bytes.
+    os::Sha hash;
+    auto read_old = os::read_whole(old_file->fd.get(), a.path, &old_bytes, a.max_bytes,
+                                   [&](std::string_view piece) {
+                                     hash.update(piece);
+                                     old_eols.add(piece);
+                                     if (old_head.size() < 3)
+                                       old_head += piece.substr(0, 3 - old_head.size());
+                                   });
+    if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
+    before = hash.hex();
+    old_kept = std::get<os::WholeFile>(read_old).kept;
+    const auto how = settle(old_eols.result() == text::Eol::Crlf, text::has_bom(old_head));
+    if (how != made_as) {
+      if (!make(how)) return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
+      if (tmp) {
+        if (auto e = tmp->restart()) return fail_undo(std::move(*e));
+        if (auto e = write_tmp()) return fail_undo(std::move(*e));
+      }
+    }
+  }
+  if (content.data() != given.data()) read->bytes.release();
   text::EolTally new_eols;
   new_eols.add(content);
 
@@ -419,19 +481,8 @@ Json run(const Args& a, contract::Context& ctx) {
     }
   }
   const bool changed = !before || *before != after;
-
-  // The new bytes go to the temporary file before the diff is computed, and the kernel is
-  // asked to start writing them to the device right away: the disk works while the diff is
-  // found, and the fsync in commit() then has less left to wait for. Nothing is renamed
-  // until commit(), after the diff; an error on the way removes the file. (An fsync on a
-  // second thread during the diff was tried too: no faster on the benchmark, so not kept.)
-  if (changed && !a.dry_run) {
-    auto made = os::TempFile::create(place, copt);
-    if (auto* e = std::get_if<contract::Error>(&made)) return fail_undo(std::move(*e));
-    tmp.emplace(std::move(std::get<os::TempFile>(made)));
-    if (auto e = tmp->write(content)) return fail_undo(std::move(*e));
-    tmp->start_writeback();
-  }
+  if (!changed) tmp.reset();
+  if (tmp) tmp->sync_ahead();
 
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;

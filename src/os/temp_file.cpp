@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <system_error>
 
 #include "os/write_error.h"
 
@@ -69,9 +70,11 @@ TempFile::TempFile(TempFile&& o) noexcept
       exists_(std::exchange(o.exists_, false)),
       pending_(std::move(o.pending_)),
       written_(o.written_),
-      started_(o.started_) {}
+      started_(o.started_),
+      synced_(std::move(o.synced_)) {}
 
 TempFile::~TempFile() {
+  wait_sync();  // the descriptor is closed only once the second thread is done with it
   if (fd_ >= 0) close(fd_);
   if (exists_) unlinkat(place_->dir.get(), temp_name(place_->name).c_str(), 0);
 }
@@ -93,6 +96,7 @@ Result<TempFile> TempFile::create(const Place& place, const CommitOptions& opt) 
 contract::Error TempFile::fail(int err, std::string_view stage) {
   // A raw descriptor, not an Fd: close() is checked (NFS reports write errors there), and
   // the descriptor is gone after it whatever it answered. The destructor removes the name.
+  wait_sync();
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   return write_error(err, place_->path, stage);
@@ -131,6 +135,7 @@ std::optional<contract::Error> TempFile::flush() {
 
 std::optional<contract::Error> TempFile::write(std::string_view bytes) {
   if (fd_ < 0) return fail(EBADF, "write");
+  wait_sync();  // an fsync of fewer bytes than the file will hold: commit() syncs again
   if (pending_.size() + bytes.size() <= kGather) {
     if (pending_.capacity() < kGather) pending_.reserve(kGather);
     pending_ += bytes;
@@ -156,29 +161,62 @@ void TempFile::start_writeback() {
   started_ = written_;
 }
 
-std::optional<contract::Error> TempFile::commit() {
-  if (auto e = flush()) return e;
-  if (fd_ < 0) return fail(EBADF, "write");
-  const int dir = place_->dir.get();
-  const std::string tmp = temp_name(place_->name);
-  const std::string& shown = place_->path;
-  if (opt_.owner) {
+TempFile::Synced TempFile::settle_file(int fd, const CommitOptions& opt) {
+  if (opt.owner) {
     struct stat mine {};
-    if (fstat(fd_, &mine) == 0 &&
-        (mine.st_uid != opt_.owner->first || mine.st_gid != opt_.owner->second)) {
+    if (fstat(fd, &mine) == 0 &&
+        (mine.st_uid != opt.owner->first || mine.st_gid != opt.owner->second)) {
       // EPERM: not ours to give away; the file stays the writer's (documented in temp_file.h).
-      if (fchown(fd_, opt_.owner->first, opt_.owner->second) != 0 && errno != EPERM)
-        return fail(errno, "chown");
+      if (fchown(fd, opt.owner->first, opt.owner->second) != 0 && errno != EPERM)
+        return {errno, "chown"};
     }
   }
-  if (opt_.mode && fchmod(fd_, *opt_.mode) != 0) return fail(errno, "chmod");
+  if (opt.mode && fchmod(fd, *opt.mode) != 0) return {errno, "chmod"};
   // fsync, not fdatasync. fdatasync would write the data and the size and block map needed
   // to read it back, but need not write the rest of the inode, and the mode and owner just
   // set by fchmod/fchown are that rest: after a crash the renamed file could be 0600 and the
   // writer's. Nor would it be cheaper here: a file created by this call has its inode and
   // block map to commit anyway, so both wait for the same journal commit (measured on ext4:
   // 1.8-5 ms for 1 MiB either way).
-  if (fsync(fd_) != 0) return fail(errno, "fsync");
+  if (fsync(fd) != 0) return {errno, "fsync"};
+  return {};
+}
+
+std::optional<TempFile::Synced> TempFile::wait_sync() {
+  if (!synced_.valid()) return std::nullopt;
+  return synced_.get();
+}
+
+void TempFile::sync_ahead() {
+  // Pieces still gathered in memory are left to commit(), which reports their write's error.
+  if (fd_ < 0 || synced_.valid() || !pending_.empty()) return;
+  // std::async: the thread is joined by wait_sync() (or by the future's own destructor), and
+  // its answer carried back whole. Should no thread start, commit() syncs in place.
+  try {
+    synced_ = std::async(std::launch::async, settle_file, fd_, opt_);
+  } catch (const std::system_error&) {
+  }
+}
+
+std::optional<contract::Error> TempFile::restart() {
+  wait_sync();  // its answer is of bytes about to be replaced
+  if (fd_ < 0) return fail(EBADF, "write");
+  pending_.clear();
+  if (ftruncate(fd_, 0) != 0) return fail(errno, "write");
+  if (lseek(fd_, 0, SEEK_SET) != 0) return fail(errno, "write");
+  written_ = started_ = 0;
+  return std::nullopt;
+}
+
+std::optional<contract::Error> TempFile::commit() {
+  if (auto e = flush()) return e;
+  if (fd_ < 0) return fail(EBADF, "write");
+  const int dir = place_->dir.get();
+  const std::string tmp = temp_name(place_->name);
+  const std::string& shown = place_->path;
+  std::optional<Synced> synced = wait_sync();
+  if (!synced) synced = settle_file(fd_, opt_);
+  if (synced->err != 0) return fail(synced->err, synced->stage);
   int closed = close(fd_);
   fd_ = -1;
   if (closed != 0 && errno != EINTR) return fail(errno, "close");

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,12 +71,29 @@ class TempFile {
   // caller computes (write's diff) and the fsync in commit() finds less left to do. Only an
   // early start: durability still comes from commit()'s fsync. Also done every 8 MiB.
   void start_writeback();
+  // Gives the file its owner and mode and fsyncs it on a second thread, so that the wait for
+  // the device overlaps what the caller does next (write's diff, the old file's hash); commit()
+  // waits for it and renames only after it succeeded. Does nothing while written pieces are
+  // still gathered in memory (start_writeback() writes them); a write() after it waits for it
+  // and leaves the fsync to commit() again.
+  void sync_ahead();
+  // Empties the file to write it again from the start (content first written on a guess
+  // that proved wrong); a sync_ahead() under way is waited for first.
+  std::optional<contract::Error> restart();
   std::optional<contract::Error> commit();
 
  private:
   TempFile(const Place& place, const CommitOptions& opt, int fd);
   std::optional<contract::Error> flush();
   contract::Error fail(int err, std::string_view stage);
+  // The owner and mode, then the fsync: 0, or the errno and the stage that failed.
+  struct Synced {
+    int err = 0;
+    const char* stage = "";
+  };
+  static Synced settle_file(int fd, const CommitOptions& opt);
+  // Waits for a sync_ahead() under way; its answer, or nullopt when none was started.
+  std::optional<Synced> wait_sync();
 
   const Place* place_;
   CommitOptions opt_;
@@ -83,6 +101,7 @@ class TempFile {
   bool exists_ = false;  // the temporary name is ours to remove
   std::string pending_;  // small pieces not yet written
   uint64_t written_ = 0, started_ = 0;
+  std::future<Synced> synced_;  // sync_ahead()'s answer
 };
 
 // TempFile in one piece: create, write `content`, commit.

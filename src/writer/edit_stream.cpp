@@ -1,7 +1,12 @@
 // edit_stream.cpp — see edit_stream.h.
 #include "writer/edit_stream.h"
 
+#include <condition_variable>
 #include <cstring>
+#include <functional>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
 #include "mem/big_alloc.h"
 #include "os/hash.h"
@@ -17,12 +22,73 @@ namespace {
 // costs less than holding it.
 constexpr size_t kCarry = 256 * 1024;
 
+// One job at a time on a second thread, beside the caller's own work on the same bytes: pass 1
+// hashes each window there while the caller hashes its lines, the two halves of the pass's
+// work, on two cores where there are two. Where no thread can be had, the job runs in place.
+class Beside {
+ public:
+  Beside() {
+    try {
+      thread_ = std::thread([this] { loop(); });
+    } catch (const std::system_error&) {
+    }
+  }
+  ~Beside() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> l(m_);
+      quit_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  Beside(const Beside&) = delete;
+  Beside& operator=(const Beside&) = delete;
+
+  // Runs job (after the one before it is done).
+  void start(std::function<void()> job) {
+    if (!thread_.joinable()) return job();
+    wait();
+    {
+      std::lock_guard<std::mutex> l(m_);
+      job_ = std::move(job);
+    }
+    wake_.notify_one();
+  }
+  // Returns once the job started last is done.
+  void wait() {
+    std::unique_lock<std::mutex> l(m_);
+    done_.wait(l, [this] { return !job_; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> l(m_);
+    for (;;) {
+      wake_.wait(l, [this] { return quit_ || job_; });
+      if (!job_) return;
+      l.unlock();
+      job_();
+      l.lock();
+      job_ = nullptr;
+      done_.notify_one();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable wake_, done_;
+  std::function<void()> job_;
+  bool quit_ = false;
+  std::thread thread_;  // last: started once the rest is made
+};
+
 // Reads fd from offset 0 to its end in windows of kWindow (or the file's size, when smaller):
 // chunk(piece, pos) for each window, which answers whether lines are still wanted; while they
 // are (and `lines` asked for them), line(hash, start) for each line, hashed as text::line_hash
-// hashes it. The total read, or the read's error.
-template <class Chunk, class Line>
-os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& chunk, Line&& line) {
+// hashes it. reuse() is called before the window is read into again, and at the end (what
+// chunk() left working on it must be done by then). The total read, or the read's error.
+template <class Chunk, class Line, class Reuse>
+os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& chunk, Line&& line,
+                          Reuse&& reuse) {
   const size_t window = window_for(fd);
   mem::Bytes win;
   if (!win.reserve(window)) return os::errno_error(ENOMEM, path, "read");
@@ -49,6 +115,7 @@ os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& c
   };
   uint64_t pos = 0;
   for (bool eof = false; !eof;) {
+    reuse();
     const long long n = os::pread_full(fd, win.data(), window, pos);
     if (n < 0) return os::errno_error(static_cast<int>(-n), path, "read");
     const std::string_view piece(win.data(), static_cast<size_t>(n));
@@ -72,6 +139,7 @@ os::Result<uint64_t> walk(int fd, const std::string& path, bool lines, Chunk&& c
     }
     pos += static_cast<uint64_t>(n);
   }
+  reuse();
   if (lines && carry_len > 0) finish({}, pos);  // the last line, without '\n'
   return pos;
 }
@@ -84,19 +152,22 @@ os::Result<EditScan> scan_lines(int fd, const std::string& path, text::WitnessSe
   Check check;
   text::EolTally eols;
   EditScan out;
+  Beside beside;  // the window's hashes, while this thread hashes its lines
   auto walked = walk(
       fd, path, true,
       [&](std::string_view piece, uint64_t pos) {
-        hash.update(piece);
-        check.update(piece);
-        eols.add(piece);
         if (pos == 0) out.bom = text::has_bom(piece);
         out.total += piece.size();
-        out.marks.mark(out.total, hash);
         out.over = out.over || out.total > max_bytes;
+        beside.start([&, piece, total = out.total] {
+          hash.update(piece);
+          check.update(piece);
+          eols.add(piece);
+          out.marks.mark(total, hash);
+        });
         return !out.over;
       },
-      [&](uint64_t h, uint64_t start) { search.add(h, start); });
+      [&](uint64_t h, uint64_t start) { search.add(h, start); }, [&] { beside.wait(); });
   if (auto* e = std::get_if<contract::Error>(&walked)) return std::move(*e);
   out.sha256 = hash.hex();
   out.check = check.digest();
@@ -114,14 +185,27 @@ os::Result<Rewritten> rewrite_lines(int fd, const std::string& path, const EditS
   auto emit = [&](std::string_view piece) { sink(piece); };
   std::optional<text::CutSplicer> splicer;
   if (cuts) splicer.emplace(*cuts);
+  // Counting the lines' witnesses too, this thread does that and a second one the rest (the
+  // check, the new file's hash and its writes), as in pass 1.
+  std::optional<Beside> beside;
+  if (search) beside.emplace();
   auto walked = walk(
       fd, path, search != nullptr,
       [&](std::string_view piece, uint64_t pos) {
-        check.update(piece);
-        if (splicer) splicer->feed(piece, pos, emit);
+        auto rest = [&, piece, pos] {
+          check.update(piece);
+          if (splicer) splicer->feed(piece, pos, emit);
+        };
+        if (beside)
+          beside->start(rest);
+        else
+          rest();
         return true;
       },
-      [&](uint64_t h, uint64_t) { search->count(h); });
+      [&](uint64_t h, uint64_t) { search->count(h); },
+      [&] {
+        if (beside) beside->wait();
+      });
   if (auto* e = std::get_if<contract::Error>(&walked)) return std::move(*e);
   if (sink.error()) return std::move(*sink.error());
   if (!first.check || check.digest() != first.check || std::get<uint64_t>(walked) != first.total ||

@@ -48,14 +48,18 @@ def strace_calls(argv, out, *options, **run_kw):
 
 def syscall_steps(argv, cwd) -> list:
     """Every system call one run of argv makes after its execve, in order, as (name, n): the
-    nth call of that name, the point `strace -e inject` can stop it at (its exit left out)."""
+    nth call of that name, the point `strace -e inject` can stop it at (its exit left out).
+    strace's when=N counts each thread's calls apart (a writer fsyncs on a second thread): so
+    are they counted here, and a step two threads share is taken once."""
     _, calls = strace_calls(argv, cwd / "trace.txt", cwd=cwd, check=True, timeout=30)
+    tids = [re.match(r"^(\d*)", line).group(1) for _, line in calls]
     names = [n for n, _ in calls]
+    start = names.index("execve") + 1
     counts, steps = {}, []
-    for n in names[names.index("execve") + 1:]:
-        counts[n] = counts.get(n, 0) + 1
-        if n not in ("exit_group", "exit"):
-            steps.append((n, counts[n]))
+    for tid, n in zip(tids[start:], names[start:]):
+        counts[tid, n] = counts.get((tid, n), 0) + 1
+        if n not in ("exit_group", "exit") and (n, counts[tid, n]) not in steps:
+            steps.append((n, counts[tid, n]))
     return steps
 
 
@@ -64,8 +68,10 @@ def kill_at(name, nth, argv):
     p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", f"trace={name}",
                         "-e", f"inject={name}:signal=SIGKILL:when={nth}", *argv],
                        capture_output=True, timeout=30)
-    # strace ends as its tracee did: the kill really came at that call.
-    assert p.returncode == -signal.SIGKILL, (name, nth, p.returncode, p.stderr[-300:])
+    # strace ends as its tracee did: the kill really came at that call (or, for a call either
+    # thread may make, THREAD_CALLS, the run took the other way and finished).
+    assert p.returncode == -signal.SIGKILL or (p.returncode == 0 and name in THREAD_CALLS), (
+        name, nth, p.returncode, p.stderr[-300:])
 
 
 def snapshot(directory) -> dict:
@@ -104,3 +110,11 @@ while not os.path.exists(stop):
             k += 1
             os.rename(swap, os.path.join(root, "made-%d" % k))
 """
+
+
+# What the thread machinery calls (memory, waits): timing decides which thread makes them (a
+# finished thread's stack is freed by the one that joins it) and how often they wait, so the
+# Nth of them in one thread need not come in another run. The kill-at-every-call tests accept
+# a run that finished past such a step; every other call must be reached.
+THREAD_CALLS = {"futex", "mmap", "munmap", "mprotect", "madvise", "brk", "rseq",
+                "set_robust_list", "rt_sigprocmask"}

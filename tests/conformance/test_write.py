@@ -296,6 +296,31 @@ def test_mixed_content_over_a_crlf_file_converts_only_the_bare_newlines(tree):
     assert read(tree.p("crlf.txt")) == b"a\r\nb\r\nc\r\n\r\nd" and r.data["eol"] == "crlf"
 
 
+def test_eol_keep_follows_the_whole_old_file_not_its_first_bytes(tree):
+    # write guesses the old file's line endings and BOM from its first bytes, to start its
+    # fsync before the file is read whole; the whole file decides. Each case below misleads
+    # the first 4 KiB, or comes close.
+    cases = [
+        # CRLF all through the head, a bare '\n' past it: mixed, so the content goes as given
+        (b"a\r\n" * 2000 + b"b\n", b"x\ny\n", b"x\ny\n", "lf"),
+        # no newline in the head, CRLF after it: CRLF, so the content is converted
+        (b"x" * 5000 + b"\r\n", b"p\nq\n", b"p\r\nq\r\n", "crlf"),
+        # a '\r' at the end of the head, its '\n' just past it
+        (b"y" * 4095 + b"\r\n" + b"z\r\n", b"p\n", b"p\r\n", "crlf"),
+        # a BOM and a bare '\n' in the head: the BOM is put back
+        (MARK + b"one\n" * 3000, b"two\n", MARK + b"two\n", "lf"),
+        # a file shorter than a BOM
+        (b"\n", b"p\r\n", b"p\r\n", "crlf"),
+    ]
+    for i, (old, content, want, eol) in enumerate(cases):
+        name = f"guess{i}.txt"
+        tree.write(name, old)
+        r = W(tree, "--if-sha256", sha(old), "--stdin", name, stdin=content)
+        assert r.exit == 0 and read(tree.p(name)) == want, (i, r.out)
+        assert (r.data["eol"], r.data["after_sha256"]) == (eol, sha(want)), i
+        assert litter(tree.root) == [], i
+
+
 def test_eol_lf_and_crlf_say_otherwise(tree):
     r = W(tree, "--if-sha256", sha(tack.CRLF), "--eol", "lf", "--stdin", "crlf.txt",
           stdin=b"one\r\ntwo\nthree\r\n")

@@ -113,4 +113,51 @@ TEST_F(OsTempFile, TempFileWrittenInPiecesCommitsAndAnAbandonedOneLeavesNothing)
   EXPECT_EQ(get(root_ / "file.txt").substr(0, 4), "abc\n");
 }
 
+TEST_F(OsTempFile, SyncedAheadTheFileCommitsWhatWasLastWrittenWithItsMode) {
+  os::Place p = place("file.txt");
+  os::CommitOptions opt;
+  opt.mode = 0640;
+  const std::string big(600 * 1024, 'y');
+  {
+    // synced ahead, then more written: commit() must sync again, not trust the first answer
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    auto& tmp = std::get<os::TempFile>(made);
+    ASSERT_FALSE(tmp.write(big).has_value());
+    tmp.sync_ahead();
+    ASSERT_FALSE(tmp.write("tail\n").has_value());
+    EXPECT_FALSE(tmp.commit().has_value());
+  }
+  EXPECT_EQ(get(root_ / "file.txt"), big + "tail\n");
+  EXPECT_EQ(fs::status(root_ / "file.txt").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  {
+    // written on a wrong guess, synced ahead, then written again from the start: only the
+    // second bytes, however much shorter
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    auto& tmp = std::get<os::TempFile>(made);
+    ASSERT_FALSE(tmp.write(big).has_value());
+    tmp.start_writeback();
+    tmp.sync_ahead();
+    ASSERT_FALSE(tmp.restart().has_value());
+    ASSERT_FALSE(tmp.write("short\n").has_value());
+    tmp.start_writeback();
+    tmp.sync_ahead();
+    EXPECT_FALSE(tmp.commit().has_value());
+  }
+  EXPECT_EQ(get(root_ / "file.txt"), "short\n");
+  {
+    // abandoned while its fsync may still run: removed, the target untouched
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    auto& tmp = std::get<os::TempFile>(made);
+    ASSERT_FALSE(tmp.write(big).has_value());
+    tmp.start_writeback();
+    tmp.sync_ahead();
+  }
+  EXPECT_EQ(names(root_), (std::vector<std::string>{"dir", "file.txt", "link_dir", "link_file"}));
+  EXPECT_EQ(get(root_ / "file.txt"), "short\n");
+}
+
 }  // namespace
