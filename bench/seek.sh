@@ -33,6 +33,36 @@
 # The changes: the scan buffer read co-aligned with the file (the kernel's copy into a buffer
 # 16 bytes off a cache line took twice the system time), Landlock not handling reads where
 # reads are allowed everywhere (without --root), and -j1 searching on the walking thread.
+# Where the system time went (perf record -g, -j1, rare literal): per file seek makes openat,
+# newfstatat, pread64 and close (rg: openat, reads to EOF, close); the copy of the bytes
+# (_copy_to_iter, 13-17%) and the directory reads (ext4 htree, 5%) cost the same on both sides.
+# The difference was Landlock: a ruleset handling truncation, granted nowhere to a reader, makes
+# the kernel climb from every opened file to / (hook_file_open 13% of all samples). Readers now
+# leave truncation to their seccomp filter (which refuses every way to truncate), with --root or
+# without. Left of the sandbox after that: Landlock's file hooks ~2-3%, seccomp ~1.5% (openat
+# runs the filter, as its flags are checked; the other calls are cached as always allowed);
+# the work queue's futex under 1% with 2 threads. Syscall entry and exit are not what costs,
+# so batching the calls (io_uring) would save little of what the opens and copies themselves
+# cost, and was not built.
+# CPU time (user + system) of seek over rg's, medians of 3 alternating runs, before -> after
+# the truncation change and the slot's vector (-> no sandbox at all, the floor), on a machine
+# whose load stood near 9 (wall times there varied 2-5x run to run and are not reported):
+#   case            2 threads            1 thread             --root, 2 threads    --root, 1 thread
+#   rare literal    1.15 -> 0.97 (0.91)  1.14 -> 0.99 (1.00)  0.94 -> 0.95 (0.82)  1.08 -> 0.99 (0.93)
+#   common literal  1.05 -> 0.98 (0.99)  1.18 -> 1.02 (1.04)  1.05 -> 0.95 (0.92)  1.24 -> 1.12 (1.01)
+#   -i              1.07 -> 0.91 (0.94)  1.13 -> 0.93 (0.86)  0.93 -> 0.84 (0.85)  1.01 -> 0.99 (0.81)
+#   --word          0.95 -> 0.84 (0.81)  1.22 -> 1.01 (1.03)  1.02 -> 1.05 (0.88)  1.32 -> 1.10 (1.08)
+#   alternation     0.98 -> 0.82 (0.83)  0.98 -> 0.87 (0.80)  0.93 -> 0.88 (0.79)  0.97 -> 0.97 (0.81)
+#   [A-Z]+_RESUME   0.92 -> 0.81 (0.78)  1.11 -> 0.92 (0.92)  1.02 -> 0.89 (0.92)  1.22 -> 1.07 (0.97)
+#   \w{5}.. (fs/)   1.12 -> 1.04 (1.03)  1.03 -> 1.02 (0.95)  1.15 -> 1.21 (0.92)  1.25 -> 1.10 (1.16)
+#   no match        1.00 -> 0.90 (0.87)  1.03 -> 0.92 (0.96)  1.07 -> 0.97 (0.87)  1.08 -> 0.97 (0.92)
+#   non-ASCII       1.04 -> 0.95 (0.89)  1.14 -> 0.97 (0.89)  1.02 -> 0.97 (0.88)  1.12 -> 1.12 (0.95)
+# With --root reads stay handled (granted at the root), so each open still climbs to the root
+# and the gain is smaller; single cases moved by up to 0.1 between runs at this load. System
+# time alone, rare literal, before -> after (floor; rg): 2 threads 1068 -> 926 ms (850; 912),
+# 1 thread 982 -> 811 (800; 816), --root 1 thread 1063 -> 954 (900; 948). Even the floor's CPU
+# is near rg's: 0.8x of rg's wall time needs seek to do less work per file than rg, not a
+# lighter sandbox. (Section 1's command lines, with -j N, timed by getrusage of each child.)
 # Common literal, [A-Z]+_RESUME and the repeated classes write more than --max-bytes allows
 # by default (64 KiB): seek's answer is cut there and the case is not comparable with rg
 # (common literal's 20 MB passes even the 16 MiB ceiling).

@@ -1,7 +1,8 @@
 // open.cpp — open beneath a root without following links (CONTRACT.md §5). The kernel does
-// the confinement (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS); where openat2 is missing, a
-// walk holds one descriptor per directory and opens each name with O_NOFOLLOW relative to the
-// last, so a name swapped for a link mid-call is refused rather than followed.
+// the confinement (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS); where openat2 is missing, or
+// refused (a read-only tool's seccomp filter refuses it, os/seccomp_profile.cpp), a walk holds
+// one descriptor per directory and opens each name with O_NOFOLLOW relative to the last, so a
+// name swapped for a link mid-call is refused rather than followed.
 #include "os/open.h"
 
 #include <fcntl.h>
@@ -24,7 +25,8 @@ namespace {
 constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 
 std::atomic<bool> g_force_walk{false};
-// Set once openat2 proved missing, so later opens go straight to the walk.
+// Set once openat2 proved missing, or once the reader's filter refuses it, so later opens go
+// straight to the walk.
 std::atomic<bool> g_no_openat2{false};
 
 // Built by appending: g++ 12 at -O3 warns falsely (-Wrestrict) on "'" + std::string.
@@ -189,6 +191,8 @@ const char* special_kind(mode_t mode) {
 }
 
 }  // namespace
+
+void avoid_openat2() { g_no_openat2 = true; }
 
 void force_walk_fallback_for_tests(bool on) {
   g_force_walk = on;

@@ -55,6 +55,10 @@ Result<Fd> open_root(std::string_view root);
 // `shown` is the path as it appears in messages and detail.
 Result<Opened> open_read(int root_fd, std::string_view path, Want want, std::string_view shown);
 
+// Makes open_read with a root use the O_NOFOLLOW walk from now on: the reader's seccomp filter
+// refuses openat2 (os/seccomp_profile.cpp), and a call known to fail is not made.
+void avoid_openat2();
+
 // Makes open_read with a root use the O_NOFOLLOW walk instead of openat2, so the unit tests
 // can hold both resolutions to the same answers on a kernel that has openat2.
 void force_walk_fallback_for_tests(bool on);

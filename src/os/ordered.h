@@ -7,7 +7,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -25,8 +24,9 @@ struct OrderedSlot {
   bool work = true;  // false: nothing for a worker to do; `last` is delivered as it stands
   uint64_t seq = 0;  // the slot's place in submission order
   // Output. `pieces` (under the pool's lock) carries a large output while it is being made;
-  // `last` is the rest, handed over with `done`.
-  std::deque<Piece> pieces;
+  // `last` is the rest, handed over with `done`. A vector, not a deque: an empty deque still
+  // allocates, and most slots (small files) never publish a piece.
+  std::vector<Piece> pieces;
   size_t held = 0;  // bytes in `pieces`
   std::atomic<bool> pending{false};
   Piece last;
@@ -205,7 +205,7 @@ class Ordered {
   // Takes a slot's pieces, if any; false when the consumer said stop.
   bool take_pieces(Slot& s) {
     if (!s.pending.load()) return true;
-    std::deque<Piece> taken;
+    std::vector<Piece> taken;
     {
       std::lock_guard lk(mu_);
       taken.swap(s.pieces);

@@ -77,13 +77,22 @@ scmp_filter_ctx seccomp_profile(bool start_programs, bool write_files, bool netw
                    SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fremovexattr),
                    SCMP_SYS(utimensat), SCMP_SYS(utimes), SCMP_SYS(utime), SCMP_SYS(futimesat)})
       rc |= refuse(f, EPERM, nr);
-    // An open for writing; openat2 keeps its flags in memory, and Landlock refuses its writes.
+    // An open for writing, or truncating (O_RDONLY|O_TRUNC truncates too, with a read-only
+    // descriptor). openat2 keeps its flags in memory, where a filter cannot read them.
     for (scmp_datum_t bit : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND}) {
       rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(open), 1,
                              SCMP_A1(SCMP_CMP_MASKED_EQ, bit, bit));
       rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(openat), 1,
                              SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit));
     }
+  }
+  if (!write_files && !start_programs) {
+    // A reader refuses the opens whose flags it cannot check: openat2 (a root's paths take
+    // the O_NOFOLLOW walk instead, os/open.cpp) and open_by_handle_at. Then this filter alone
+    // refuses every way to truncate, and the reader's Landlock ruleset need not handle
+    // truncation, which the kernel checks on every open by walking up to / (os/sandbox.cpp).
+    // A supervisor keeps openat2 for what it starts, and its ruleset handles truncation.
+    for (int nr : {SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)}) rc |= refuse(f, EPERM, nr);
   }
   if (rc != 0) {
     seccomp_release(f);

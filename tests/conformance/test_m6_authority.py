@@ -47,6 +47,9 @@ MUTATING = {"rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "m
             "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
             "utimensat", "utimes", "utime", "futimesat"}
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+# A reader (neither writes nor starts programs) is refused the opens whose flags a filter
+# cannot read: its filter alone holds truncation, which its Landlock ruleset leaves to it.
+UNREAD_FLAGS = {"openat2", "open_by_handle_at"}
 
 
 def refused(effects: dict) -> set[str]:
@@ -55,6 +58,8 @@ def refused(effects: dict) -> set[str]:
         s |= PROGRAMS
     if not effects["writes_files"]:
         s |= MUTATING
+        if not effects["starts_programs"]:
+            s |= UNREAD_FLAGS
     return s
 
 

@@ -3,6 +3,8 @@
 // which reports what the call returned through its exit status.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -133,6 +135,62 @@ TEST(OsSandbox, ReadOnlyToolsCannotMutate) {
   EXPECT_TRUE(fs::exists(in));
   EXPECT_FALSE(fs::exists(fresh));
   EXPECT_FALSE(fs::exists(moved));
+}
+
+// Every way to truncate a file is refused to a reader, with a root and without one: its
+// Landlock ruleset leaves truncation to the seccomp filter where one is installed, so the
+// filter must refuse the opens whose flags it cannot read (openat2, open_by_handle_at) as well
+// as truncate, ftruncate and O_TRUNC. O_RDONLY|O_TRUNC truncates with a read-only descriptor.
+TEST(OsSandbox, ReadOnlyToolsCannotTruncate) {
+  Tree t;
+  const std::string in = (t.root / "in.txt").string();
+  auto openat2_trunc = [&] {
+    open_how how{};
+    how.flags = O_RDONLY | O_TRUNC;
+    long fd = syscall(SYS_openat2, AT_FDCWD, in.c_str(), &how, sizeof how);
+    return err_of(fd);
+  };
+  auto by_handle = [&] {
+    // Refused whatever the handle: a bad one would fail anyway, so the call is made with a
+    // real handle to this very file, read-only and truncating.
+    alignas(file_handle) char buf[sizeof(file_handle) + MAX_HANDLE_SZ];
+    auto* h = reinterpret_cast<file_handle*>(buf);
+    h->handle_bytes = MAX_HANDLE_SZ;
+    int mount_id = 0;
+    if (name_to_handle_at(AT_FDCWD, in.c_str(), h, &mount_id, 0) != 0) return 250;
+    int dir = open(in.c_str(), O_PATH);
+    long fd = syscall(SYS_open_by_handle_at, dir, h, O_RDONLY | O_TRUNC);
+    return err_of(fd);
+  };
+  auto ftrunc = [&] {
+    int fd = open(in.c_str(), O_RDONLY);
+    return fd < 0 ? 251 : err_of(ftruncate(fd, 0));
+  };
+  for (const fs::path& root : {t.root, fs::path()}) {
+    auto r = [&](std::function<int()> f) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        int root_fd = root.empty() ? -1 : open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (os::apply_sandbox(kReader, root_fd, {})) _exit(255);
+        _exit(f());
+      }
+      int status = 0;
+      waitpid(pid, &status, 0);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    SCOPED_TRACE(root.empty() ? "without a root" : "with a root");
+    EXPECT_EQ(r(openat2_trunc), EPERM);
+    EXPECT_EQ(r([&] { return err_of(open(in.c_str(), O_RDONLY | O_TRUNC)); }), EPERM);
+    EXPECT_EQ(r([&] { return err_of(truncate(in.c_str(), 0)); }), EPERM);
+    EXPECT_EQ(r(ftrunc), EPERM);
+    EXPECT_EQ(r([&] { return err_of(creat(in.c_str(), 0644)); }), EPERM);
+    EXPECT_EQ(r(by_handle), EPERM);
+    // Positive control: the same file is still readable, and was not truncated by any call.
+    EXPECT_EQ(r([&] { return err_of(open(in.c_str(), O_RDONLY)); }), 0);
+    std::ifstream f(in);
+    std::string content((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(content, "inside\n");
+  }
 }
 
 TEST(OsSandbox, EverywhereRefusedFamilies) {
