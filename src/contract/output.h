@@ -33,6 +33,9 @@ class Out {
   int error() const { return err_; }
 
  private:
+  // Writes all of `bytes` (waiting out a full non-blocking fd), recording the first error;
+  // `by_reference`: a pipe may take the pages themselves (bytes that never change again).
+  void send(std::string_view bytes, bool by_reference);
   int fd_;
   int pipe_ = -1;  // whether fd_ is a pipe (vmsplice takes it); -1 until asked
   size_t flush_at_;
