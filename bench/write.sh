@@ -304,3 +304,23 @@ grew "edit one line of 100 MiB" "$(sed -n "${N}p" huge.txt | wc -c)" \
 cp old.txt by_write.txt
 grew "write of 1 MiB (its earlier content kept whole)" "$(stat -c %s old.txt)" \
   "$bin/write" --root . --if-sha256 "$old_hash" --content-file new.txt by_write.txt
+
+echo "== 9. a small change with a long journal: replace in a 3-line file, 10,000 entries journaled vs none yet (goal <= 1.1x)"
+# The entries are copies of one real entry under successive ids (the writer reads none of
+# them: it takes the newest id and the journal's size from the tally, checked).
+rm -rf long empty && mkdir long empty
+printf 'alpha\nvalue = 1\nomega\n' > long/small.txt
+"$bin/replace" --root long --old 'value = 1' --new 'value = 2' small.txt > /dev/null
+python3 - <<'PY'
+import os
+d = "long/.tack/journal/entries"
+one = open(os.path.join(d, "0000000000000001"), "rb").read()
+for i in range(2, 10001):
+    with open(os.path.join(d, "%016d" % i), "wb") as f:
+        f.write(one)
+PY
+pair replace "one string in a small file, a journal of 10,000 entries vs none" 1.1 3 40 \
+  "$bin/replace --root long --old 'value = 1' --new 'value = 2' small.txt" \
+  "sh -c 'printf \"alpha\\nvalue = 1\\nomega\\n\" > long/small.txt'" \
+  "empty journal" "$bin/replace --root empty --old 'value = 1' --new 'value = 2' small.txt" \
+  "sh -c 'rm -rf empty/.tack; printf \"alpha\\nvalue = 1\\nomega\\n\" > empty/small.txt'"

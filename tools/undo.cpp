@@ -204,6 +204,29 @@ std::variant<std::string, contract::Error> journal_path(uint64_t id, const std::
   return p;
 }
 
+// Whether an entry's last change (the one its writer committed last) is in the state it left:
+// what undo would find, before taking it back, for that change.
+bool landed(const writer::Journal& j, const writer::Entry& e, const std::string& root_abs) {
+  if (e.changes.empty()) return false;
+  const Change& c = e.changes.back();
+  const bool moved = c.kind == "rename" || c.kind == "remove";
+  auto p = journal_path(e.id, moved ? c.to : c.path, root_abs);
+  const std::string* path = std::get_if<std::string>(&p);
+  if (!path) return false;
+  auto at = os::open_place(j.root(), *path, os::Parents::Refuse);
+  const os::Place* place = std::get_if<os::Place>(&at);
+  if (!place) return false;
+  auto looked = os::look(*place);
+  const os::Entry* now = std::get_if<os::Entry>(&looked);
+  if (!now) return false;
+  using K = os::Entry::Kind;
+  if (now->kind == K::Directory) return moved && c.after.empty();
+  if (now->kind != K::File && !(now->kind == K::Link && moved)) return false;
+  auto h = writer::entry_sha256(*place, *now);
+  const std::string* hex = std::get_if<std::string>(&h);
+  return hex && !c.after.empty() && *hex == c.after;
+}
+
 Json list(const Args& a, contract::Context& ctx) {
   Json entries = Json::array();
   auto opened = writer::Journal::open(ctx.root_fd(), false);
@@ -363,6 +386,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
     return fail(std::move(none));
   }
   const writer::Journal& j = std::get<writer::Journal>(opened);
+  const std::string root_abs = ctx.root().empty() ? os::absolute_root(".") : ctx.root_abs();
   uint64_t id = 0;
   if (a.last) {
     auto ids = j.ids();
@@ -374,12 +398,14 @@ Json take_back(const Args& a, contract::Context& ctx) {
       none.repair = contract::Repair::none("nothing to take back");
       return fail(std::move(none));
     }
-    // The newest complete entry: a pending one is a change that did not land (or whose
-    // process died right after it did; undo ID still takes that back).
+    // The newest entry whose change landed: complete, or pending with its last change in
+    // place (its writer stopped, or has yet to mark it complete, after the commit). A pending
+    // one that did not land is skipped (undo ID still names it).
     id = all.back();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
       auto e = j.read(*it, false);
-      if (auto* en = std::get_if<writer::Entry>(&e); en && en->pending) continue;
+      if (auto* en = std::get_if<writer::Entry>(&e); en && en->pending && !landed(j, *en, root_abs))
+        continue;
       id = *it;
       break;
     }
@@ -389,7 +415,6 @@ Json take_back(const Args& a, contract::Context& ctx) {
   auto read = j.read(id, true);
   if (auto* e = std::get_if<contract::Error>(&read)) return fail(std::move(*e));
   const writer::Entry entry = std::move(std::get<writer::Entry>(read));
-  const std::string root_abs = ctx.root().empty() ? os::absolute_root(".") : ctx.root_abs();
 
   // Every step placed, then every directory locked once, then every file checked.
   std::vector<Step> steps(entry.changes.size());
@@ -550,6 +575,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
           return fail(std::move(*e));
         mine.restore = Change::Restore::Patch;
       }
+      mine.new_file = &tmp;
       if (auto e = journal.stage(std::move(mine))) return fail(std::move(*e));
       if (auto e = tmp.commit()) return fail(std::move(*e));
     } else {

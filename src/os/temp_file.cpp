@@ -188,8 +188,20 @@ std::optional<TempFile::Synced> TempFile::wait_sync() {
 }
 
 void TempFile::sync_ahead() {
-  // Pieces still gathered in memory are left to commit(), which reports their write's error.
-  if (fd_ < 0 || synced_.valid() || !pending_.empty()) return;
+  if (fd_ < 0 || synced_.valid()) return;
+  // Pieces still gathered in memory are written first; should that fail, commit() reports it
+  // (they are not written again: part of them may be in the file already).
+  if (!pending_.empty()) {
+    const int err = write_all(fd_, pending_);
+    written_ += pending_.size();
+    pending_.clear();
+    if (err != 0) {
+      std::promise<Synced> failed;
+      failed.set_value({err, "write"});
+      synced_ = failed.get_future();
+      return;
+    }
+  }
   // std::async: the thread is joined by wait_sync() (or by the future's own destructor), and
   // its answer carried back whole. Should no thread start, commit() syncs in place.
   try {

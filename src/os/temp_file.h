@@ -73,9 +73,8 @@ class TempFile {
   void start_writeback();
   // Gives the file its owner and mode and fsyncs it on a second thread, so that the wait for
   // the device overlaps what the caller does next (write's diff, the old file's hash); commit()
-  // waits for it and renames only after it succeeded. Does nothing while written pieces are
-  // still gathered in memory (start_writeback() writes them); a write() after it waits for it
-  // and leaves the fsync to commit() again.
+  // waits for it and renames only after it succeeded. Pieces still gathered in memory are
+  // written first; a write() after it waits for it and leaves the fsync to commit() again.
   void sync_ahead();
   // Empties the file to write it again from the start (content first written on a guess
   // that proved wrong); a sync_ahead() under way is waited for first.

@@ -330,6 +330,7 @@ Outcome edit_file(const EditJob& a, const os::Place& place, const os::Opened& fi
     auto c = rewritten_file(a.path, file.st, before, out.after, out.diff, first.total, fd,
                             [&] { return patches_of_cuts(fd, a.path, cuts); });
     if (auto* e = std::get_if<contract::Error>(&c)) return one(std::move(*e));
+    std::get<Change>(c).new_file = &*tmp;
     if (auto e = a.journal->stage(std::move(std::get<Change>(c)))) return one(std::move(*e));
   }
   if (tmp)

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
 #include <set>
 #include <utility>
@@ -94,9 +95,10 @@ std::optional<contract::Error> write_all(int fd, std::string_view bytes, std::st
   return std::nullopt;
 }
 
-// `bytes` written to dir/NAME.tmp and fsynced; rename_temp then puts it in place.
+// `bytes` written to dir/NAME.tmp and fsynced (with `alongside`'s fsync started once they are
+// written); rename_temp then puts it in place.
 std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
-                                        std::string_view shown) {
+                                        std::string_view shown, os::TempFile* alongside = nullptr) {
   const std::string tmp = name + ".tmp";
   unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
   int fd = openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -106,6 +108,7 @@ std::optional<contract::Error> put_temp(int dir, const std::string& name, std::s
     unlinkat(dir, tmp.c_str(), 0);
     return e;
   }
+  if (alongside) alongside->sync_ahead();
   if (fsync(fd) != 0) {
     int err = errno;
     unlinkat(dir, tmp.c_str(), 0);
@@ -162,8 +165,49 @@ uint64_t cap_of(int journal) {
   return kJournalCap;
 }
 
-// Every regular file in a directory: name and size.
-std::vector<std::pair<std::string, uint64_t>> files_of(int dir) {
+// The tally, .tack/journal/tally: "ID BYTES", the newest id allocated and the journal's size
+// once that entry was staged, each 20 digits wide. A hint that spares a change listing and
+// measuring every entry and blob (which grew with the journal: thousands of stats a call).
+// Ids are allocated one after another and pruned oldest first, so the id after it is used
+// only while an entry holds ID and none ID + 1 (else the entries are listed); the size is
+// measured from the files again every kRecount ids and whenever the tally passes the cap.
+// Read and written under the lock, in place (always the same width), never fsynced: a
+// crash, or a write torn by one, costs at most one listing and a size off until measured.
+constexpr uint64_t kRecount = 64;
+
+struct Tally {
+  uint64_t last = 0, bytes = 0;
+};
+
+std::optional<Tally> read_tally(int journal) {
+  auto text = read_small(journal, "tally", 64, "tally");
+  auto* s = std::get_if<std::string>(&text);
+  if (!s) return std::nullopt;
+  std::string_view v = *s;
+  const size_t space = v.find(' ');
+  if (space == std::string_view::npos || v.empty() || v.back() != '\n') return std::nullopt;
+  auto last = parse_nat(v.substr(0, space));
+  auto bytes = parse_nat(v.substr(space + 1, v.size() - space - 2));
+  if (!last || !bytes) return std::nullopt;
+  return Tally{*last, *bytes};
+}
+
+void write_tally(int journal, Tally t) {
+  char text[64];
+  const int n = snprintf(text, sizeof text, "%020llu %020llu\n",
+                         static_cast<unsigned long long>(t.last),
+                         static_cast<unsigned long long>(t.bytes));
+  int fd = openat(journal, "tally", O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  os::Fd owned(fd);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || n <= 0) return;
+  if (st.st_size > n && ftruncate(fd, n) != 0) return;  // longer: not written by this code
+  (void)write_all(fd, std::string_view(text, static_cast<size_t>(n)), "tally");
+}
+
+// Every file in a directory: name and size (0 for all but regular files, and without `sizes`).
+std::vector<std::pair<std::string, uint64_t>> files_of(int dir, bool sizes = true) {
   std::vector<std::pair<std::string, uint64_t>> out;
   int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return out;
@@ -175,6 +219,10 @@ std::vector<std::pair<std::string, uint64_t>> files_of(int dir) {
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
+    if (!sizes) {
+      out.emplace_back(name, 0);
+      continue;
+    }
     struct stat st {};
     if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     out.emplace_back(name, S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0);
@@ -214,6 +262,13 @@ os::Result<Journal> Journal::open(int root_fd, bool make) {
   if (auto* e = std::get_if<contract::Error>(&blobs)) return std::move(*e);
   j.blobs_ = std::move(std::get<os::Fd>(blobs));
   return j;
+}
+
+bool Journal::holds(uint64_t id) const {
+  struct stat st {};
+  const std::string name = id_name(id);
+  return fstatat(entries_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+         fstatat(entries_.get(), (name + ".pending").c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 bool Journal::has_blob(const std::string& sha256) const {
@@ -272,7 +327,7 @@ bool Journal::link_blob(const Change& c, uint64_t size) {
 
 // The earlier content, linked (`linked`: the descriptor whose data stage() must still make
 // durable) or copied (fsynced). The blobs directory itself is fsynced by stage().
-std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked) {
+std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked, uint64_t& bytes) {
   std::string held;
   std::string_view content;
   if (c.content) {
@@ -287,6 +342,7 @@ std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked)
     if (h.hex != c.before) return os::write_error(ESTALE, c.path, "journal");
     content = held;
   }
+  bytes = content.size();
   if (link_blob(c, content.size())) {
     linked = c.source_fd;
     return std::nullopt;
@@ -296,32 +352,45 @@ std::optional<contract::Error> Journal::write_blob(const Change& c, int& linked)
 
 // Ordered so that few of the fsyncs wait for a journal commit of their own: the blob's name is
 // made before the entry's fsync, which commits it (and, on ext4, the linked file's data whose
-// writeback started at the link); the waits after it mostly find their work done.
+// writeback started at the link); the waits after it mostly find their work done. The change's
+// new file (Change::new_file) is fsynced on a second thread beside the entry's fsync.
 std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Change c) {
   JournalLock lock(journal_.get());
   if (auto e = lock.take()) return e;
   if (id_ == 0) {
-    auto all = ids();
-    if (auto* e = std::get_if<contract::Error>(&all)) return std::move(*e);
-    const auto& list = std::get<std::vector<uint64_t>>(all);
-    id_ = list.empty() ? 1 : list.back() + 1;
+    // The id after the tally's, unless an entry holds it (the tally is behind, or missing):
+    // then after the newest entry there is, and the size is measured in done().
+    const std::optional<Tally> tally = read_tally(journal_.get());
+    if (tally && tally->last > 0 && holds(tally->last) && !holds(tally->last + 1)) {
+      id_ = tally->last + 1;
+      size_ = tally->bytes;
+    } else {
+      auto all = ids();
+      if (auto* e = std::get_if<contract::Error>(&all)) return std::move(*e);
+      const auto& list = std::get<std::vector<uint64_t>>(all);
+      id_ = list.empty() ? 1 : list.back() + 1;
+    }
     staged_.id = id_;
     staged_.tool = std::string(ctx.tool().name);
     staged_.argv = ctx.argv();
   }
   const bool blob = c.restore == Change::Restore::Blob && !kept_blob(c.before);
   int linked = -1;
+  uint64_t blob_bytes = 0;
   if (blob)
-    if (auto e = write_blob(c, linked)) return e;
+    if (auto e = write_blob(c, linked, blob_bytes)) return e;
+  os::TempFile* new_file = c.new_file;
   c.source_fd = -1;
   c.content = nullptr;
+  c.new_file = nullptr;
   staged_.changes.push_back(std::move(c));
   // The entry's fsync commits the blob's name (and, on ext4, the linked file's data, whose
   // writeback began at the link): the blob's own waits after it find little left. Each
   // rename's directory is fsynced before the next rename.
   const std::string name = id_name(id_) + ".pending";
   const std::string_view shown = ".tack/journal/entries";
-  auto e = put_temp(entries_.get(), name, format_entry(staged_), shown);
+  const std::string entry = format_entry(staged_);
+  auto e = put_temp(entries_.get(), name, entry, shown, new_file);
   if (!e && linked >= 0 && fdatasync(linked) != 0)
     e = os::write_error(errno, staged_.changes.back().path, "fdatasync");
   if (!e && blob && fsync(blobs_.get()) != 0)
@@ -334,6 +403,9 @@ std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Chan
     return e;
   }
   written_ = true;
+  blob_bytes_ += blob_bytes;
+  entry_bytes_ = entry.size();
+  if (size_) write_tally(journal_.get(), {id_, *size_ + blob_bytes_ + entry_bytes_});
   return std::nullopt;
 }
 
@@ -344,18 +416,28 @@ Json Journal::done() {
   JournalLock lock(journal_.get());
   (void)lock.take();  // pruning is best effort; the entry itself is on disk already
   const std::string name = id_name(id_);
+  // Not fsynced: the change is durable already, and an entry found pending after a crash is
+  // taken for what the files say (undo --last takes it back when its last change is in place).
+  // The filesystem's next commit makes the rename durable.
   renameat(entries_.get(), (name + ".pending").c_str(), entries_.get(), name.c_str());
-  fsync(entries_.get());  // complete on disk: a crash from here on leaves the entry complete
   const uint64_t cap = cap_of(journal_.get());
-  auto entries = files_of(entries_.get());
-  auto blobs = files_of(blobs_.get());
-  uint64_t total = 0;
-  for (auto& [n, s] : entries) total += s;
-  for (auto& [n, s] : blobs) total += s;
+  // The size from the tally where it is known and not due to be measured again.
+  uint64_t total = size_ ? *size_ + blob_bytes_ + entry_bytes_ : 0;
+  std::vector<std::pair<std::string, uint64_t>> entries, blobs;
+  if (!size_ || id_ % kRecount == 0 || total > cap) {
+    entries = files_of(entries_.get());
+    blobs = files_of(blobs_.get());
+    total = 0;
+    for (auto& [n, s] : entries) total += s;
+    for (auto& [n, s] : blobs) total += s;
+  }
   if (total > cap) {
+    // Down to 7/8 of the cap, so that the journal is listed and read whole for pruning once
+    // every cap/8 bytes of changes rather than at every change once it is full.
+    const uint64_t goal = cap - cap / 8;
     std::sort(entries.begin(), entries.end());
     for (auto& [n, s] : entries) {
-      if (total <= cap) break;
+      if (total <= goal) break;
       auto parsed = parse_name(n);
       if (!parsed || parsed->first >= id_) continue;
       if (unlinkat(entries_.get(), n.c_str(), 0) == 0) {
@@ -374,10 +456,15 @@ Json Journal::done() {
             if (c.restore == Change::Restore::Blob) named.insert(c.before);
       }
     for (auto& [n, s] : blobs)
-      if (!named.count(n) && os::is_sha256_hex(n)) unlinkat(blobs_.get(), n.c_str(), 0);
+      if (!named.count(n) && os::is_sha256_hex(n) && unlinkat(blobs_.get(), n.c_str(), 0) == 0)
+        total -= s;
     out.set("pruned", std::move(pruned));
     out.set("cap", cap);
   }
+  // Never back to an older id than a writer after this one staged meanwhile.
+  const std::optional<Tally> now = read_tally(journal_.get());
+  const bool later = now && now->last > id_ && holds(now->last);
+  write_tally(journal_.get(), {later ? now->last : id_, total});
   return out;
 }
 
@@ -402,7 +489,7 @@ void Recorder::finish(Json& data) {
 
 os::Result<std::vector<uint64_t>> Journal::ids() const {
   std::vector<uint64_t> out;
-  for (auto& [n, s] : files_of(entries_.get()))
+  for (auto& [n, s] : files_of(entries_.get(), false))
     if (auto p = parse_name(n)) out.push_back(p->first);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -9,7 +9,9 @@
 //   .tack/journal/blobs/      earlier contents, named by their SHA-256: stored once however
 //                             often they recur (linked where they can be, see below)
 //   .tack/journal/max-bytes   optional: the cap on the journal's size, in decimal (default
-//                             64 MiB); past it the oldest entries are pruned
+//                             64 MiB); past it the oldest entries are pruned, down
+//                             to 7/8 of it
+//   .tack/journal/tally       the newest id and the journal's size: a hint (see journal.cpp)
 //
 // An entry is text lines, then the bytes its patches took out (the payload):
 //   tack-journal 1
@@ -45,10 +47,11 @@
 // Order on disk: the blob, then the entry as `ID.pending`, each fsynced with its directory
 // (every name made first, so that the entry's fsync commits them all and the waits after it
 // mostly find their work done), then the caller commits its change, then the entry is renamed
-// to `ID` (fsynced). A crash leaves the old file with a pending entry or the new file with its
-// entry (pending only when the crash fell between the commit and that rename: read() says so,
-// and undo looks at the files themselves). No clock is read: ids are allocated in order under
-// the journal's lock.
+// to `ID` (not fsynced: the change it records is durable already). A crash leaves the old file
+// with a pending entry or the new file with its entry, complete or pending (pending when the
+// crash fell between the commit and that rename's reaching the disk: read() says so, and undo
+// looks at the files themselves: `undo --last` takes a pending entry back when its last change
+// is in place). No clock is read: ids are allocated in order under the journal's lock.
 #pragma once
 
 #include <sys/types.h>
@@ -63,6 +66,7 @@
 #include "contract/context.h"
 #include "contract/error.h"
 #include "os/open.h"
+#include "os/temp_file.h"
 #include "text/line_edits.h"
 
 namespace writer {
@@ -96,6 +100,11 @@ struct Change {
   // `before`), unless `content` holds it already.
   int source_fd = -1;
   const std::string_view* content = nullptr;
+  // The change's new content, written whole and not yet committed: fsynced (sync_ahead) beside
+  // the entry, once every name the entry's fsync commits is made, so that one journal commit
+  // of the filesystem carries both (a new file fsynced first commits alone, and the entry's
+  // fsync then waits for a second).
+  os::TempFile* new_file = nullptr;
 };
 
 struct Entry {
@@ -136,12 +145,17 @@ class Journal {
  private:
   Journal() = default;
   bool kept_blob(const std::string& sha256) const;
+  bool holds(uint64_t id) const;  // an entry of that id, complete or pending
   bool link_blob(const Change& c, uint64_t size);
-  std::optional<contract::Error> write_blob(const Change& c, int& linked);
+  std::optional<contract::Error> write_blob(const Change& c, int& linked, uint64_t& bytes);
   os::Fd root_, entries_, blobs_, journal_;
   uint64_t id_ = 0;
   Entry staged_;
   bool written_ = false;
+  // The journal's size before this call's entry, from the tally (none: measured in done()),
+  // and what this call added: the blobs it wrote, and its entry as last written.
+  std::optional<uint64_t> size_;
+  uint64_t blob_bytes_ = 0, entry_bytes_ = 0;
 };
 
 // The journal of one call, opened at its first change (never with --no-journal, nor in a dry

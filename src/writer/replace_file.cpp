@@ -115,6 +115,7 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
       return os::Result<std::vector<Patch>>(std::move(patches));
     });
     if (auto* err = std::get_if<contract::Error>(&c)) return fail(std::move(*err));
+    std::get<Change>(c).new_file = &*tmp;
     if (auto err = a.journal->stage(std::move(std::get<Change>(c)))) return fail(std::move(*err));
   }
   if (tmp)
@@ -157,15 +158,20 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
   opt.max_bytes = a.max_diff_bytes;
   Replaced out = replaced(changed, done.already, done.replacements, before, after, text.size(),
                           text::diff_lines(old.view(), text, opt));
-  if (!a.dry_run && changed && a.journal) {
+  if (a.dry_run || !changed) return out;
+  auto made = os::TempFile::create(place, replacing(file.st));
+  if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));
+  os::TempFile& tmp = std::get<os::TempFile>(made);
+  if (auto err = tmp.write(text)) return fail(std::move(*err));
+  if (a.journal) {
     Change c = replaced_file(a.path, file.st, before, after, out.diff);
+    c.new_file = &tmp;
     c.restore = Change::Restore::Blob;  // held whole already (within --max-bytes)
     const std::string_view earlier = old.view();
     c.content = &earlier;
     if (auto err = a.journal->stage(std::move(c))) return fail(std::move(*err));
   }
-  if (!a.dry_run && changed)
-    if (auto err = os::commit_file(place, text, replacing(file.st))) return fail(std::move(*err));
+  if (auto err = tmp.commit()) return fail(std::move(*err));
   return out;
 }
 

@@ -37,10 +37,21 @@ def strace_calls(argv, out, *options, **run_kw):
     `options` (-e trace=..., -y), its trace written to the file `out`, then removed."""
     p = subprocess.run(["strace", "-f", "-qq", "-o", str(out), *options, *argv],
                        capture_output=True, **run_kw)
-    calls = []
+    # A call another thread interrupted is two lines, "NAME(... <unfinished ...>" and later
+    # "<... NAME resumed>...)= R": joined into one, in the place where it started.
+    calls, unfinished = [], {}
     for line in open(out, errors="replace").read().splitlines():
+        tid = re.match(r"^(\d*)", line).group(1)
+        r = re.match(r"^(?:\d+\s+)?<\.\.\. ([a-z0-9_]+) resumed>(.*)$", line)
+        if r and tid in unfinished:
+            at = unfinished.pop(tid)
+            calls[at] = (calls[at][0], calls[at][1] + r.group(2))
+            continue
         m = re.match(r"^(?:\d+\s+)?([a-z0-9_]+)\(", line)
         if m:
+            if line.endswith(" <unfinished ...>"):
+                unfinished[tid] = len(calls)
+                line = line[:-len(" <unfinished ...>")]
             calls.append((m.group(1), line))
     os.unlink(out)
     return p, calls

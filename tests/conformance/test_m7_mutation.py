@@ -386,11 +386,16 @@ def test_every_rename_is_followed_by_an_fsync_of_its_directory(tree, tmp_path, c
                             timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
     after = dir_fsyncs_after_renames(calls, root)
-    # Every rename is followed by an fsync of a directory: the journal's own (a blob, the entry
-    # pending, the entry made complete after the change) and the file's.
-    assert set() not in after, calls
+    # Every rename is followed by an fsync of a directory (the journal's own: a blob, the entry
+    # pending; and the file's) but the last, which marks the entry complete once the change is
+    # durable: an entry left pending by a crash is read by the files (test_undo).
+    renamed = [line for name, line in calls if name.startswith("rename") and line.rstrip().endswith("= 0")]
+    assert re.search(r'\.tack/journal/entries>, "\d{16}\.pending", \d+<[^>]*entries>, "\d{16}"\)',
+                     renamed[-1]), calls
+    assert after[-1] == set() and set() not in after[:-1], calls
+    after = after[:-1]
     journal = [d for d in after if all(x.startswith(".tack/journal") for x in d)]
-    assert len(journal) >= 2, calls  # the entry pending, then complete
+    assert len(journal) >= 1, calls  # the entry pending
     after = [d for d in after if d not in journal]
     renames = len(dirs) if tool == "replace" else 1
     assert len(after) == renames, calls

@@ -501,6 +501,91 @@ def test_seek_and_list_skip_the_journal_by_default(tree):
     assert not [l for l in r.json if str(l.get("path", "")).startswith(".tack")]
 
 
+def test_a_change_whose_writer_died_after_its_commit_is_taken_back_by_last(tree):
+    a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
+    # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, 4: the entry
+    # marked complete, where the writer is killed
+    argv = [str(tack.BIN / "replace"), "--root", str(tree.root), "--old", "two", "--new", "2",
+            "crlf.txt"]
+    kill_at("renameat", 4, argv)
+    assert read(tree.p("crlf.txt")) == tack.CRLF.replace(b"two", b"2")
+    listed = U(tree, "--list").data["entries"]
+    assert [(e["id"], e["state"]) for e in listed] == [(2, "pending"), (jid(a), "complete")]
+    u = U(tree, "--last")
+    assert u.exit == 0 and u.data["id"] == 2 and read(tree.p("crlf.txt")) == tack.CRLF
+    assert read(tree.p("plain.txt")) != tack.PLAIN  # the older change is left alone
+
+
+def tally(tree) -> tuple[int, int]:
+    last, size = read(tree.p(".tack/journal/tally")).split()
+    return int(last), int(size)
+
+
+def journal_size(tree) -> int:
+    return sum(os.path.getsize(os.path.join(d, n))
+               for d in (tree.p(".tack/journal/entries"), tree.p(".tack/journal/blobs"))
+               for n in os.listdir(d))
+
+
+def flip(tree, i):
+    return T("write", tree, "--if-sha256", sha(f"{i}\n".encode()), "--stdin", "x.txt",
+             stdin=f"{i + 1}\n".encode())
+
+
+def test_the_tally_keeps_the_newest_id_and_the_size(tree):
+    T("write", tree, "--create", "--stdin", "x.txt", stdin=b"0\n")
+    for i in range(3):
+        assert jid(flip(tree, i)) == i + 2
+        assert tally(tree) == (i + 2, journal_size(tree))
+
+
+# The tally is a hint: whatever it says (stale, ahead, torn, naming a pruned id, a link), the
+# next id is after the newest entry there is, and every entry still undoes.
+@pytest.mark.parametrize("text", [b"", b"garbage\n", b"1 0\n", b"2 0", b"999 5\n",
+                                  b"00000000000000000001 00000000000000000000\n" + b"x" * 20,
+                                  b"18446744073709551615 1\n", b"0 0\n", b"-3 7\n"])
+def test_a_wrong_tally_costs_a_listing_never_an_id(tree, text):
+    T("write", tree, "--create", "--stdin", "x.txt", stdin=b"0\n")
+    for i in range(4):
+        flip(tree, i)
+    # the oldest two pruned, as the cap does
+    for n in ("0000000000000001", "0000000000000002"):
+        os.unlink(tree.p(".tack/journal/entries/" + n))
+    with open(tree.p(".tack/journal/tally"), "wb") as f:
+        f.write(text)
+    r = flip(tree, 4)
+    assert r.exit == 0 and jid(r) == 6
+    assert tally(tree)[0] == 6
+    listed = U(tree, "--list").data["entries"]
+    assert [e["id"] for e in listed] == [6, 5, 4, 3]
+    u = U(tree, "--last")
+    assert u.exit == 0 and u.data["id"] == 6 and read(tree.p("x.txt")) == b"4\n"
+
+
+def test_a_tally_that_is_a_link_is_not_followed(tree):
+    T("write", tree, "--create", "--stdin", "x.txt", stdin=b"0\n")
+    os.unlink(tree.p(".tack/journal/tally"))
+    os.symlink(tree.outside / "secret.txt", tree.p(".tack/journal/tally"))
+    r = flip(tree, 0)
+    assert r.exit == 0 and jid(r) == 2
+    outside_untouched(tree)
+
+
+def test_a_tally_under_the_size_prunes_once_measured(tree):
+    T("write", tree, "--create", "--stdin", "x.txt", stdin=b"0\n")
+    for i in range(3):
+        flip(tree, i)
+    with open(tree.p(".tack/journal/max-bytes"), "w") as f:
+        f.write("1500\n")
+    # Told the journal is far over its cap, the writer measures it and prunes what is over.
+    last, _ = tally(tree)
+    with open(tree.p(".tack/journal/tally"), "w") as f:
+        f.write("%020d %020d\n" % (last, 10**9))
+    r = flip(tree, 3)
+    assert r.exit == 0 and r.data["journal"]["pruned"]
+    assert journal_size(tree) <= 1500 and tally(tree) == (jid(r), journal_size(tree))
+
+
 def test_a_change_that_failed_after_its_record_stays_pending_and_last_skips_it(tree):
     a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
     # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, made to fail
