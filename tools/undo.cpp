@@ -400,12 +400,13 @@ Json take_back(const Args& a, contract::Context& ctx) {
     }
     // The newest entry whose change landed: complete, or pending with its last change in
     // place (its writer stopped, or has yet to mark it complete, after the commit). A pending
-    // one that did not land is skipped (undo ID still names it).
+    // one that did not land, or torn while it was written, is skipped (undo ID still names it).
     id = all.back();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
       auto e = j.read(*it, false);
       if (auto* en = std::get_if<writer::Entry>(&e); en && en->pending && !landed(j, *en, root_abs))
         continue;
+      if (std::holds_alternative<contract::Error>(e) && j.pending(*it)) continue;
       id = *it;
       break;
     }

@@ -95,12 +95,10 @@ std::optional<contract::Error> write_all(int fd, std::string_view bytes, std::st
   return std::nullopt;
 }
 
-// `bytes` written to dir/NAME.tmp and fsynced (with `alongside`'s fsync started once they are
-// written); rename_temp then puts it in place.
-std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
-                                        std::string_view shown, os::TempFile* alongside = nullptr) {
-  const std::string tmp = name + ".tmp";
-  unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
+// `bytes` written to dir/FILE, a name that must not exist, and fsynced (with `alongside`'s
+// fsync started once they are written); removed again if that fails.
+std::optional<contract::Error> put_new(int dir, const std::string& tmp, std::string_view bytes,
+                                       std::string_view shown, os::TempFile* alongside = nullptr) {
   int fd = openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return os::write_error(errno, shown, "create");
   os::Fd owned(fd);
@@ -115,6 +113,14 @@ std::optional<contract::Error> put_temp(int dir, const std::string& name, std::s
     return os::write_error(err, shown, "fsync");
   }
   return std::nullopt;
+}
+
+// `bytes` written to dir/NAME.tmp and fsynced, as put_new; rename_temp then puts it in place.
+std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
+                                        std::string_view shown, os::TempFile* alongside = nullptr) {
+  const std::string tmp = name + ".tmp";
+  unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
+  return put_new(dir, tmp, bytes, shown, alongside);
 }
 
 std::optional<contract::Error> rename_temp(int dir, const std::string& name,
@@ -264,6 +270,13 @@ os::Result<Journal> Journal::open(int root_fd, bool make) {
   return j;
 }
 
+bool Journal::pending(uint64_t id) const {
+  struct stat st {};
+  const std::string name = id_name(id);
+  return fstatat(entries_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+         fstatat(entries_.get(), (name + ".pending").c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 bool Journal::holds(uint64_t id) const {
   struct stat st {};
   const std::string name = id_name(id);
@@ -390,13 +403,20 @@ std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Chan
   const std::string name = id_name(id_) + ".pending";
   const std::string_view shown = ".tack/journal/entries";
   const std::string entry = format_entry(staged_);
-  auto e = put_temp(entries_.get(), name, entry, shown, new_file);
+  // The call's first change: the entry is made under its pending name at once (no entry of
+  // this id exists: ids are allocated under the lock), one wait for the disk fewer. A crash
+  // while it is written leaves a torn pending entry, before anything was changed (read()
+  // says so, undo --last passes over it). A later change of the call replaces an entry that
+  // records changes made already: through a temporary name, renamed over it.
+  const bool first = !written_;
+  auto e = first ? put_new(entries_.get(), name, entry, shown, new_file)
+                 : put_temp(entries_.get(), name, entry, shown, new_file);
   if (!e && linked >= 0 && fdatasync(linked) != 0)
     e = os::write_error(errno, staged_.changes.back().path, "fdatasync");
   if (!e && blob && fsync(blobs_.get()) != 0)
     e = os::write_error(errno, ".tack/journal/blobs", "fsync");
-  if (e) unlinkat(entries_.get(), (name + ".tmp").c_str(), 0);
-  if (!e) e = rename_temp(entries_.get(), name, shown);
+  if (e) unlinkat(entries_.get(), (first ? name : name + ".tmp").c_str(), 0);
+  if (!e && !first) e = rename_temp(entries_.get(), name, shown);
   if (!e && fsync(entries_.get()) != 0) e = os::write_error(errno, shown, "fsync");
   if (e) {
     staged_.changes.pop_back();
@@ -526,7 +546,14 @@ os::Result<Entry> Journal::read(uint64_t id, bool payload) const {
   if (n < 0) return os::errno_error(static_cast<int>(-n), name, "read");
   head.resize(static_cast<size_t>(n));
   auto parsed = parse_header(id, head, size);
-  if (auto* e = std::get_if<contract::Error>(&parsed)) return std::move(*e);
+  if (auto* e = std::get_if<contract::Error>(&parsed)) {
+    // Only a call's first entry is written under its pending name; torn, it was never whole
+    // on disk, and the change it was to record never made.
+    if (pending)
+      return damaged(id, "is pending and incomplete: its writer stopped while recording it, "
+                         "before it changed anything");
+    return std::move(*e);
+  }
   Entry e = std::move(std::get<Entry>(parsed));
   e.pending = pending;
   uint64_t at = e.payload_at;

@@ -140,6 +140,7 @@ class Journal {
   os::Result<Entry> read(uint64_t id, bool payload) const;
   os::Result<std::string> blob(const std::string& sha256, uint64_t max) const;
   bool has_blob(const std::string& sha256) const;
+  bool pending(uint64_t id) const;  // the entry of that id is there only as pending
   int root() const { return root_.get(); }
 
  private:

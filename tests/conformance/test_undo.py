@@ -503,17 +503,37 @@ def test_seek_and_list_skip_the_journal_by_default(tree):
 
 def test_a_change_whose_writer_died_after_its_commit_is_taken_back_by_last(tree):
     a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
-    # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, 4: the entry
-    # marked complete, where the writer is killed
+    # renameat 1: the blob, 2: the file's own commit, 3: the entry marked complete, where the
+    # writer is killed (the pending entry is made under its name, not renamed)
     argv = [str(tack.BIN / "replace"), "--root", str(tree.root), "--old", "two", "--new", "2",
             "crlf.txt"]
-    kill_at("renameat", 4, argv)
+    kill_at("renameat", 3, argv)
     assert read(tree.p("crlf.txt")) == tack.CRLF.replace(b"two", b"2")
     listed = U(tree, "--list").data["entries"]
     assert [(e["id"], e["state"]) for e in listed] == [(2, "pending"), (jid(a), "complete")]
     u = U(tree, "--last")
     assert u.exit == 0 and u.data["id"] == 2 and read(tree.p("crlf.txt")) == tack.CRLF
     assert read(tree.p("plain.txt")) != tack.PLAIN  # the older change is left alone
+
+
+def test_an_entry_torn_while_it_was_written_is_passed_over(tree):
+    a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
+    b = T("replace", tree, "--old", "two", "--new", "2", "crlf.txt")
+    entries = os.fsdecode(tree.p(".tack/journal/entries"))
+    whole = read(os.path.join(entries, "%016d" % jid(b)))
+    # What a writer killed while writing its entry leaves: part of it, under the pending name
+    # (its change never made).
+    with open(os.path.join(entries, "%016d.pending" % (jid(b) + 1)), "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    listed = U(tree, "--list").data["entries"]
+    assert listed[0]["id"] == jid(b) + 1 and listed[0]["state"] == "damaged"
+    assert "before it changed anything" in listed[0]["message"]
+    u = U(tree, "--last")
+    assert u.exit == 0 and u.data["id"] == jid(b) and read(tree.p("crlf.txt")) == tack.CRLF
+    c = T("replace", tree, "--old", "gamma", "--new", "G", "plain.txt")
+    assert jid(c) == jid(u) + 1 and jid(u) == jid(b) + 2
+    assert U(tree, "--last").data["id"] == jid(c)
+    assert jid(a) == 1
 
 
 def tally(tree) -> tuple[int, int]:
@@ -588,9 +608,10 @@ def test_a_tally_under_the_size_prunes_once_measured(tree):
 
 def test_a_change_that_failed_after_its_record_stays_pending_and_last_skips_it(tree):
     a = T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
-    # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, made to fail
+    # renameat 1: the blob, 2: the file's own commit, made to fail (the pending entry is made
+    # under its name, not renamed)
     wrap = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat",
-            "-e", "inject=renameat:error=EIO:when=3"]
+            "-e", "inject=renameat:error=EIO:when=2"]
     r = T("replace", tree, "--old", "two", "--new", "2", "crlf.txt", wrap=wrap)
     assert r.rules == ["io.write-failed"] and read(tree.p("crlf.txt")) == tack.CRLF
     listed = U(tree, "--list").data["entries"]

@@ -145,11 +145,11 @@ def test_the_old_data_is_durable_before_the_change_commits(tree, tmp_path):
 
 
 def test_a_blob_shared_with_a_file_after_a_failed_commit_is_not_trusted(tree):
-    # renameat 1: the blob, 2: the pending entry, 3: the file's own commit, made to fail:
-    # the file and the blob are one inode now
+    # renameat 1: the blob, 2: the file's own commit, made to fail (the pending entry is made
+    # under its name): the file and the blob are one inode now
     path = tree.write("a.txt", OLD)
     wrap = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat",
-            "-e", "inject=renameat:error=EIO:when=3"]
+            "-e", "inject=renameat:error=EIO:when=2"]
     r = T("write", tree, "--if-sha256", sha(OLD), "--stdin", "a.txt", stdin=NEW, wrap=wrap)
     assert r.rules == ["io.write-failed"] and read(path) == OLD
     assert os.stat(blob(tree, OLD)).st_ino == os.stat(path).st_ino
