@@ -176,10 +176,13 @@ uint64_t cap_of(int journal) {
 // measuring every entry and blob (which grew with the journal: thousands of stats a call).
 // Ids are allocated one after another and pruned oldest first, so the id after it is used
 // only while an entry holds ID and none ID + 1 (else the entries are listed); the size is
-// measured from the files again every kRecount ids and whenever the tally passes the cap.
+// measured from the files again every kRecount ids and whenever the tally passes the cap
+// (pruning measures it too: a full journal is measured once every cap/8 bytes of changes).
+// The tally is written once each change is recorded, so only a writer stopped in between, or
+// someone else's hand in the journal, leaves it off; the recount bounds that.
 // Read and written under the lock, in place (always the same width), never fsynced: a
 // crash, or a write torn by one, costs at most one listing and a size off until measured.
-constexpr uint64_t kRecount = 64;
+constexpr uint64_t kRecount = 1024;
 
 struct Tally {
   uint64_t last = 0, bytes = 0;
