@@ -45,8 +45,11 @@ def mark(tag: str) -> str:
     return f"{SESSION}-{tag}"
 
 
-def tmp_dirs() -> set[str]:
-    return {n for n in os.listdir("/tmp") if n.startswith("tack-run.")}
+def tmp_dirs(*pids) -> set[str]:
+    """run's private TMPDIRs in /tmp: all, or those of the runs with these process ids (another
+    test run sharing /tmp has its own)."""
+    prefixes = tuple(f"tack-run.{p}." for p in pids) or ("tack-run.",)
+    return {n for n in os.listdir("/tmp") if n.startswith(prefixes)}
 
 
 def out_text(r, stream="stdout") -> bytes:
@@ -256,9 +259,8 @@ def test_fork_bomb_is_kept_in_check():
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_stopping_run_ends_the_tree(sig):
     m = mark(f"sig{int(sig)}")
-    before = tmp_dirs()
-    p = subprocess.Popen([tack.bin_path("run"), "--", "orphan", m], stdout=subprocess.PIPE)
-    p.wait(timeout=10)  # the orphan is left behind by then... and killed as run answers
+    first = subprocess.Popen([tack.bin_path("run"), "--", "orphan", m], stdout=subprocess.PIPE)
+    first.wait(timeout=10)  # the orphan is left behind by then... and killed as run answers
     m2 = mark(f"sigb{int(sig)}")
     p = subprocess.Popen([tack.bin_path("run"), "--", "stopper", m2], stdout=subprocess.PIPE)
     # run, the program, its stopped child, and the first process of the program's PID
@@ -274,7 +276,7 @@ def test_stopping_run_ends_the_tree(sig):
     assert p.returncode == -sig, "run dies by the signal it was sent, after ending its tree"
     assert p.stdout.read() == b""
     assert survivors(m2) == [] and survivors(m) == []
-    assert tmp_dirs() <= before, "the private TMPDIR is removed"
+    assert tmp_dirs(first.pid, p.pid) == set(), "the private TMPDIR is removed"
 
 
 def test_caller_closing_the_pipe_ends_the_tree():
