@@ -148,6 +148,17 @@ TEST_F(OsTempFile, SyncedAheadTheFileCommitsWhatWasLastWrittenWithItsMode) {
   }
   EXPECT_EQ(get(root_ / "file.txt"), "short\n");
   {
+    // small pieces still gathered in memory: sync_ahead() writes them before its fsync
+    auto made = os::TempFile::create(p, opt);
+    ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
+    auto& tmp = std::get<os::TempFile>(made);
+    ASSERT_FALSE(tmp.write("gathered ").has_value());
+    ASSERT_FALSE(tmp.write("pieces\n").has_value());
+    tmp.sync_ahead();
+    EXPECT_FALSE(tmp.commit().has_value());
+  }
+  EXPECT_EQ(get(root_ / "file.txt"), "gathered pieces\n");
+  {
     // abandoned while its fsync may still run: removed, the target untouched
     auto made = os::TempFile::create(p, opt);
     ASSERT_TRUE(std::holds_alternative<os::TempFile>(made));
@@ -157,7 +168,7 @@ TEST_F(OsTempFile, SyncedAheadTheFileCommitsWhatWasLastWrittenWithItsMode) {
     tmp.sync_ahead();
   }
   EXPECT_EQ(names(root_), (std::vector<std::string>{"dir", "file.txt", "link_dir", "link_file"}));
-  EXPECT_EQ(get(root_ / "file.txt"), "short\n");
+  EXPECT_EQ(get(root_ / "file.txt"), "gathered pieces\n");
 }
 
 }  // namespace
