@@ -447,7 +447,8 @@ Json Journal::done() {
   // The size from the tally where it is known and not due to be measured again.
   uint64_t total = size_ ? *size_ + blob_bytes_ + entry_bytes_ : 0;
   std::vector<std::pair<std::string, uint64_t>> entries, blobs;
-  if (!size_ || id_ % kRecount == 0 || total > cap) {
+  const bool measure = !size_ || id_ % kRecount == 0 || total > cap;
+  if (measure) {
     entries = files_of(entries_.get());
     blobs = files_of(blobs_.get());
     total = 0;
@@ -484,6 +485,7 @@ Json Journal::done() {
     out.set("pruned", std::move(pruned));
     out.set("cap", cap);
   }
+  if (!measure) return out;  // stage() wrote the tally as it stands
   // Never back to an older id than a writer after this one staged meanwhile.
   const std::optional<Tally> now = read_tally(journal_.get());
   const bool later = now && now->last > id_ && holds(now->last);
