@@ -3,11 +3,12 @@ BUILD ?= build
 PREFIX ?= /usr/local
 PY := /usr/bin/python3
 # What building and the demo need (make run installs only these), and what the tests add
-# (make test): the fuzzers' clang, pytest, strace, the browser, the package's checkers, shells.
+# (make test): the fuzzers' clang, pytest, strace, the browser, the package's checkers, shells,
+# git (seek's ignore rules are checked against it) and GNU time (peak memory).
 BUILD_DEBS := cmake ninja-build g++ libgtest-dev libxxhash-dev libssl-dev libre2-dev \
         libsimdjson-dev libseccomp-dev python3 dpkg-dev
 TEST_DEBS := clang python3-pytest python3-jsonschema strace jq hyperfine chromium \
-        lintian groff man-db bash-completion zsh fish
+        lintian groff man-db bash-completion zsh fish git time
 # Hyperscan (seek's one scan for many patterns) exists for amd64 only; elsewhere seek searches
 # pattern by pattern.
 ifeq ($(shell dpkg --print-architecture 2>/dev/null),amd64)

@@ -677,6 +677,8 @@ def test_what_a_killed_run_left_is_ended_by_the_next():
         pytest.skip("the fallback is forced in a user namespace mapping root")
     no_ns = ["unshare", "--user", "--map-root-user", "--", "sh", "-c",
              'echo 0 > /proc/sys/user/max_pid_namespaces && exec "$@"', "sh"]
+    if subprocess.run(no_ns + ["true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespace can be made here (a chroot, or a container forbidding it)")
     assert pid_namespace(no_ns) is False
     m = mark("sigkill")
     p = subprocess.Popen(no_ns + [tack.bin_path("run"), "--", "stopper", m], stdout=subprocess.DEVNULL)
