@@ -4,11 +4,14 @@ import { before, after } from "node:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-export const BIN = process.env.TACK_BIN || path.resolve(import.meta.dirname, "../../build/bin");
+// This directory: not import.meta.dirname, which Node has only since 20.11 (Debian 12's is 18).
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const BIN = process.env.TACK_BIN || path.resolve(HERE, "../../build/bin");
 export const SERVER = path.join(BIN, "tack-mcp");
 
 let base;

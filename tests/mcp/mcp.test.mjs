@@ -8,9 +8,9 @@ import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { BIN, SERVER, scratch, tree as freshTree, connect, holds } from "./helpers.mjs";
+import { BIN, HERE, SERVER, scratch, tree as freshTree, connect, holds } from "./helpers.mjs";
 
-const SAMPLE = path.resolve(import.meta.dirname, "../../demo/sample");
+const SAMPLE = path.resolve(HERE, "../../demo/sample");
 scratch("tack-mcp-");
 
 // A fresh copy of the sample tree, with an outside sibling holding a secret.
