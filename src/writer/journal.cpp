@@ -273,18 +273,17 @@ os::Result<Journal> Journal::open(int root_fd, bool make) {
   return j;
 }
 
-bool Journal::pending(uint64_t id) const {
+bool Journal::entry_named(const std::string& name) const {
   struct stat st {};
-  const std::string name = id_name(id);
-  return fstatat(entries_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-         fstatat(entries_.get(), (name + ".pending").c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  return fstatat(entries_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool Journal::pending(uint64_t id) const {
+  return !entry_named(id_name(id)) && entry_named(id_name(id) + ".pending");
 }
 
 bool Journal::holds(uint64_t id) const {
-  struct stat st {};
-  const std::string name = id_name(id);
-  return fstatat(entries_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-         fstatat(entries_.get(), (name + ".pending").c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  return entry_named(id_name(id)) || entry_named(id_name(id) + ".pending");
 }
 
 bool Journal::has_blob(const std::string& sha256) const {

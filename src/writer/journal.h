@@ -147,6 +147,7 @@ class Journal {
   Journal() = default;
   bool kept_blob(const std::string& sha256) const;
   bool holds(uint64_t id) const;  // an entry of that id, complete or pending
+  bool entry_named(const std::string& name) const;  // a name in entries/, of whatever kind
   bool link_blob(const Change& c, uint64_t size);
   std::optional<contract::Error> write_blob(const Change& c, int& linked, uint64_t& bytes);
   os::Fd root_, entries_, blobs_, journal_;
