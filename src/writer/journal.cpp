@@ -1,6 +1,7 @@
 // journal.cpp — the journal's store on disk (see journal.h): its directories and lock, the
 // earlier contents kept as blobs, entries staged and completed, pruning to the cap, and
-// reading all of it back. The entry's text form is journal_entry.cpp.
+// reading all of it back. The entry's text form is journal_entry.cpp, its small files'
+// reads and writes journal_files.cpp.
 #include "writer/journal.h"
 
 #include <dirent.h>
@@ -19,6 +20,7 @@
 #include "os/hash.h"
 #include "os/write_error.h"
 #include "writer/journal_entry.h"
+#include "writer/journal_files.h"
 
 namespace writer {
 
@@ -83,84 +85,6 @@ class JournalLock {
   bool held_ = false;
 };
 
-std::optional<contract::Error> write_all(int fd, std::string_view bytes, std::string_view shown) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return os::write_error(errno, shown, "write");
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return std::nullopt;
-}
-
-// `bytes` written to dir/FILE, a name that must not exist, and fsynced (with `alongside`'s
-// fsync started once they are written); removed again if that fails.
-std::optional<contract::Error> put_new(int dir, const std::string& tmp, std::string_view bytes,
-                                       std::string_view shown, os::TempFile* alongside = nullptr) {
-  int fd = openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return os::write_error(errno, shown, "create");
-  os::Fd owned(fd);
-  if (auto e = write_all(fd, bytes, shown)) {
-    unlinkat(dir, tmp.c_str(), 0);
-    return e;
-  }
-  if (alongside) alongside->sync_ahead();
-  if (fsync(fd) != 0) {
-    int err = errno;
-    unlinkat(dir, tmp.c_str(), 0);
-    return os::write_error(err, shown, "fsync");
-  }
-  return std::nullopt;
-}
-
-// `bytes` written to dir/NAME.tmp and fsynced, as put_new; rename_temp then puts it in place.
-std::optional<contract::Error> put_temp(int dir, const std::string& name, std::string_view bytes,
-                                        std::string_view shown, os::TempFile* alongside = nullptr) {
-  const std::string tmp = name + ".tmp";
-  unlinkat(dir, tmp.c_str(), 0);  // left by a writer that was killed (under the lock)
-  return put_new(dir, tmp, bytes, shown, alongside);
-}
-
-std::optional<contract::Error> rename_temp(int dir, const std::string& name,
-                                           std::string_view shown) {
-  const std::string tmp = name + ".tmp";
-  if (renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
-    int err = errno;
-    unlinkat(dir, tmp.c_str(), 0);
-    return os::write_error(err, shown, "rename");
-  }
-  return std::nullopt;
-}
-
-// `bytes` written to dir/name through a temporary name, fsynced, renamed into place.
-std::optional<contract::Error> put_file(int dir, const std::string& name, std::string_view bytes,
-                                        std::string_view shown) {
-  if (auto e = put_temp(dir, name, bytes, shown)) return e;
-  return rename_temp(dir, name, shown);
-}
-
-// A regular file beneath dir read whole, at most `max` bytes (else nothing and `over`).
-os::Result<std::string> read_small(int dir, const std::string& name, uint64_t max,
-                                   std::string_view shown, bool* over = nullptr) {
-  int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return os::errno_error(errno, shown, "open");
-  os::Fd owned(fd);
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return os::errno_error(errno, shown, "stat");
-  if (!S_ISREG(st.st_mode)) return os::errno_error(EINVAL, shown, "open");
-  if (static_cast<uint64_t>(st.st_size) > max) {
-    if (over) *over = true;
-    return std::string();
-  }
-  std::string out(static_cast<size_t>(st.st_size), '\0');
-  long long n = os::pread_full(fd, out.data(), out.size(), 0);
-  if (n < 0) return os::errno_error(static_cast<int>(-n), shown, "read");
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
 uint64_t cap_of(int journal) {
   auto text = read_small(journal, "max-bytes", 64, "max-bytes");
   if (auto* s = std::get_if<std::string>(&text)) {
@@ -213,31 +137,6 @@ void write_tally(int journal, Tally t) {
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || n <= 0) return;
   if (st.st_size > n && ftruncate(fd, n) != 0) return;  // longer: not written by this code
   (void)write_all(fd, std::string_view(text, static_cast<size_t>(n)), "tally");
-}
-
-// Every file in a directory: name and size (0 for all but regular files, and without `sizes`).
-std::vector<std::pair<std::string, uint64_t>> files_of(int dir, bool sizes = true) {
-  std::vector<std::pair<std::string, uint64_t>> out;
-  int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return out;
-  DIR* d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return out;
-  }
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    if (!sizes) {
-      out.emplace_back(name, 0);
-      continue;
-    }
-    struct stat st {};
-    if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    out.emplace_back(name, S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0);
-  }
-  closedir(d);
-  return out;
 }
 
 }  // namespace
