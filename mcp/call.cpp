@@ -74,9 +74,9 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
     return refusal(env.opt, t, err);
   }
   std::string spawn_error;
-  const Whole whole = t.writes || t.starts ? Whole::AtExit
-                      : t.stream           ? Whole::Stream
-                                           : Whole::Document;
+  const Whole whole = t.starts   ? Whole::AtExit
+                      : t.stream ? Whole::Stream
+                                 : Whole::Document;
   Waiting w;
   ChildResult c;
   // A process that ended before its argv reached it ran nothing: the call goes to another.

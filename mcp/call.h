@@ -22,7 +22,7 @@ struct CallEnv {
 };
 
 // The result of calling `t` with `arguments` beneath `root`; `cancel` ends its process. A
-// reader whose answer was whole before it ended is left in `ending`, for the caller to
+// process whose answer was whole before it ended is left in `ending`, for the caller to
 // discard once the answer is sent.
 contract::Json call_tool(const CallEnv& env, const ToolEntry& t, const contract::Json& arguments,
                          const std::string& root, const std::atomic<bool>* cancel, Waiting& ending);

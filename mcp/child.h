@@ -25,10 +25,12 @@ struct ChildResult {
   bool never_started = false;  // it had ended before its argv could be written
 };
 
-// When a call's answer is known to be whole. A reader's process has nothing left to do once
-// its answer is printed, so the answer need not wait for its exit (the unmapping, the wake-ups):
-// Document, one JSON line; Stream, the end record. A tool that changes files or starts
-// programs is always awaited to its exit (AtExit): its locks and its children end with it.
+// When a call's answer is known to be whole. A tool has nothing left to do once its answer is
+// printed, so the answer need not wait for its exit (the unmapping, the closing, the wake-ups):
+// Document, one JSON line; Stream, the end record. A writer prints its answer once its change
+// is made and durable; the server sends it at once and reaps the process before it starts the
+// next call (server.cpp), so no call finds a lock the last one held. A tool that starts
+// programs is awaited to its exit (AtExit): its children end with it.
 enum class Whole { AtExit, Document, Stream };
 
 // Hands `w` its argv and stdin and supervises it: to its end, when `w` is reaped and closed

@@ -102,6 +102,8 @@ class Server {
   std::condition_variable cv_;
   bool reading_ = false;  // a thread holds the reader role
   size_t calls_ = 0;      // calls being served
+  size_t writers_ending_ = 0;  // writers answered and not yet reaped (serve)
+  std::condition_variable reaped_;  // writers_ending_ fell
   std::deque<Job> queue_;  // calls past --max-concurrent, served as others end
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;
   bool stopping_ = false;
@@ -244,16 +246,29 @@ Json Server::call(const Job& job, Waiting& ending) {
 
 void Server::serve(Job& job) {
   Json result;
-  Waiting ending;  // a reader whose answer came before its end: reaped after the reply
+  Waiting ending;  // a process whose answer came before its end: reaped after the reply
+  {
+    // A writer answered and not yet reaped may still hold its locks: no call starts before
+    // it is gone, so a call sent after an answer never meets the call answered.
+    std::unique_lock<std::mutex> lock(mu_);
+    reaped_.wait(lock, [&] { return writers_ending_ == 0; });
+  }
   if (!job.cancel->load()) result = call(job, ending);
   bool cancelled = job.cancel->load();
+  const bool writer = ending.pid > 0 && job.tool->writes;
   {
     std::lock_guard<std::mutex> lock(mu_);
     running_.erase(job.key);
+    if (writer) ++writers_ending_;  // before the reply: the next call waits for the reaping
   }
   // A cancelled request gets no answer (the client has stopped waiting for one).
   if (!cancelled) reply(job.id, std::move(result));
   discard(ending);
+  if (writer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --writers_ending_;
+    reaped_.notify_all();
+  }
   pool_.refill_now();
 }
 

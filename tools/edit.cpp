@@ -186,6 +186,7 @@ Json run(const Args& a, contract::Context& ctx) {
     ctx.dry_run(writer::planned(place, a.path, ed.changed, ed.before, ed.after, ed.bytes));
   else
     journal.finish(data);
+  os::close_at_exit(std::get<os::Opened>(opened).fd);
   return data;
 }
 

@@ -313,6 +313,7 @@ Json run_one(const Args& a, contract::Context& ctx, const std::vector<text::Repl
   Json data =
       apply(job, ctx, place, std::get<os::Opened>(opened), edits, a.edits_file || a.stdin_edits);
   if (!a.dry_run && !data.is_null()) journal.finish(data);
+  os::close_at_exit(std::get<os::Opened>(opened).fd);
   return data;
 }
 
@@ -428,6 +429,7 @@ Json run_many(const Args& a, contract::Context& ctx, const std::vector<text::Rep
       for (contract::Error& e : errors) ctx.error(std::move(e));
       break;
     }
+    os::close_at_exit(std::get<os::Opened>(opened).fd);
     it.data = std::move(data);
     it.written = true;
   }

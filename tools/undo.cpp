@@ -579,6 +579,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
       mine.new_file = &tmp;
       if (auto e = journal.stage(std::move(mine))) return fail(std::move(*e));
       if (auto e = tmp.commit()) return fail(std::move(*e));
+      os::close_at_exit(std::get<os::Opened>(cur).fd);
     } else {
       Change mine;
       mine.kind = c.kind == "create" ? "remove" : "rename";

@@ -563,6 +563,7 @@ Json run(const Args& a, contract::Context& ctx) {
   }
   if (!place.created.empty()) data.set("parents_created", writer::paths_json(place.created));
   journal.finish(data);
+  if (old_file) os::close_at_exit(old_file->fd);
   return data;
 }
 

@@ -210,6 +210,15 @@ Fd::~Fd() {
   if (fd_ >= 0) close(fd_);
 }
 
+void close_at_exit(Fd& fd) {
+  static int kept = 0;
+  if (kept < 64 && fd.valid()) {
+    ++kept;
+    (void)fd.release();  // the process's exit closes it
+  }
+  fd = Fd();
+}
+
 Result<Fd> open_root(std::string_view root) {
   if (has_nul(root)) return nul_error(root);
   std::string name(root);

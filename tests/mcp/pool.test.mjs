@@ -82,6 +82,27 @@ test("a call is served by a process started ahead of it, and the pool refills", 
   assert.deepEqual(waiting(pid, "list"), [], "a tool never called has no process waiting");
 });
 
+// A writer's answer goes out as soon as it is printed (its change made and durable), before
+// its process has exited; the server ends that process before it starts another call, so calls
+// made one after another never meet a lock the one before held.
+test("writers one after another on one file: every call lands, none meets the last one's lock", async () => {
+  const { root } = tree();
+  const { client, pid } = await connect(root);
+  const file = path.join(root, "a.txt");
+  let sha = spawnSync("sha256sum", [file]).stdout.toString().slice(0, 64);
+  for (let i = 0; i < 20; i++) {
+    const r = await client.callTool({ name: "replace", arguments: { old: i % 2 ? "gamma" : "beta", new: i % 2 ? "beta" : "gamma", paths: ["a.txt"] } });
+    assert.equal(r.isError, false, `replace ${i}: ${JSON.stringify(r.structuredContent)}`);
+    sha = r.structuredContent.data.after_sha256;
+    const w = await client.callTool({ name: "write", arguments: { path: "a.txt", if_sha256: sha, stdin: `alpha\n${i % 2 ? "beta" : "gamma"}\nround ${i}\n` } });
+    assert.equal(w.isError, false, `write ${i}: ${JSON.stringify(w.structuredContent)}`);
+    assert.equal(fs.readFileSync(file, "utf8"), `alpha\n${i % 2 ? "beta" : "gamma"}\nround ${i}\n`);
+  }
+  // Every process that served a call is gone: only the waiting ones are left.
+  assert.ok(await until(() => children(pid).filter(running).every((p) => cmdline(p)[1] === WAITING)),
+            "no writer outlives its call");
+});
+
 test("a process killed while it waited is not used: the next call still answers", async () => {
   const { root } = tree();
   const { client, pid } = await connect(root);

@@ -407,3 +407,24 @@ TEST(OsReadCapped, KeepsCountsAndStops) {
 }
 
 }  // namespace
+
+// A writer's earlier file is closed by the process's exit, not by its scope: its descriptor
+// stays open and the Fd is left empty, for 64 files; past them each is closed at once (a call
+// changing thousands of files never runs out of descriptors).
+TEST(OsOpen, CloseAtExitKeepsSixtyFourAndClosesTheRest) {
+  std::vector<int> raw;
+  for (int i = 0; i < 70; ++i) {
+    os::Fd fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(fd.valid());
+    raw.push_back(fd.get());
+    os::close_at_exit(fd);
+    EXPECT_FALSE(fd.valid());
+  }
+  int open_now = 0;
+  for (int r : raw)
+    if (fcntl(r, F_GETFD) >= 0) ++open_now;
+  EXPECT_EQ(open_now, 64);
+  EXPECT_GE(fcntl(raw.front(), F_GETFD), 0);
+  EXPECT_LT(fcntl(raw.back(), F_GETFD), 0);
+  for (int i = 0; i < 64; ++i) close(raw[i]);
+}
