@@ -34,6 +34,7 @@
 #include "text/diff.h"
 #include "tools/render/render.h"
 #include "tools/undo.schema.h"
+#include "tools/undo/entries.h"
 #include "writer/journal.h"
 #include "writer/move_check.h"
 #include "writer/table.h"
@@ -43,6 +44,7 @@ namespace {
 
 using contract::Json;
 using writer::Change;
+using namespace undo_tool;
 
 struct Args {
   std::vector<std::string> targets;  // ID, or with --list the paths whose entries are listed
@@ -158,115 +160,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
     errs.push_back(contract::make_error(
         "args.bad-value", "the ID is not a positive integer (undo --list shows the ids).",
         Json::object({{"operand", Json::bytes(a.targets[0])}})));
-}
-
-Json hash_or_null(const std::string& h) { return h.empty() ? Json() : Json(h); }
-
-Json change_json(const Change& c) {
-  Json f = Json::object({{"path", Json::bytes(c.path)},
-                         {"kind", c.kind},
-                         {"before_sha256", hash_or_null(c.before)},
-                         {"after_sha256", hash_or_null(c.after)},
-                         {"added", c.added},
-                         {"removed", c.removed}});
-  if (!c.to.empty()) f.set("to", Json::bytes(c.to));
-  return f;
-}
-
-Json entry_json(const writer::Entry& e) {
-  Json argv = Json::array();
-  for (const std::string& w : e.argv) argv.push(Json::bytes(w));
-  Json files = Json::array();
-  for (const Change& c : e.changes) files.push(change_json(c));
-  return Json::object({{"id", e.id},
-                       {"tool", e.tool},
-                       {"state", e.pending ? "pending" : "complete"},
-                       {"argv", std::move(argv)},
-                       {"files", std::move(files)}});
-}
-
-// A path from the journal, checked as a path given on the command line would be: beneath the
-// root (relative; absolute only when it lies beneath), no `..`, and not inside .tack/.
-std::variant<std::string, contract::Error> journal_path(uint64_t id, const std::string& path,
-                                                        const std::string& root_abs) {
-  os::CheckedPath c = os::check_path(root_abs, path);
-  std::string p = c.path;
-  if (c.issue) {
-    if (c.issue->rule == "path.absolute" && c.issue->replacement)
-      p = *c.issue->replacement;
-    else
-      return writer::damaged(id, "names a path outside the root ('" +
-                                     contract::printable(path) + "')");
-  }
-  if (p == "." || p == ".tack" || p.starts_with(".tack/"))
-    return writer::damaged(id, "names a path inside the journal's own directory ('" +
-                                   contract::printable(path) + "')");
-  return p;
-}
-
-// Whether an entry's last change (the one its writer committed last) is in the state it left:
-// what undo would find, before taking it back, for that change.
-bool landed(const writer::Journal& j, const writer::Entry& e, const std::string& root_abs) {
-  if (e.changes.empty()) return false;
-  const Change& c = e.changes.back();
-  const bool moved = c.kind == "rename" || c.kind == "remove";
-  auto p = journal_path(e.id, moved ? c.to : c.path, root_abs);
-  const std::string* path = std::get_if<std::string>(&p);
-  if (!path) return false;
-  auto at = os::open_place(j.root(), *path, os::Parents::Refuse);
-  const os::Place* place = std::get_if<os::Place>(&at);
-  if (!place) return false;
-  auto looked = os::look(*place);
-  const os::Entry* now = std::get_if<os::Entry>(&looked);
-  if (!now) return false;
-  using K = os::Entry::Kind;
-  if (now->kind == K::Directory) return moved && c.after.empty();
-  if (now->kind != K::File && !(now->kind == K::Link && moved)) return false;
-  auto h = writer::entry_sha256(*place, *now);
-  const std::string* hex = std::get_if<std::string>(&h);
-  return hex && !c.after.empty() && *hex == c.after;
-}
-
-Json list(const Args& a, contract::Context& ctx) {
-  Json entries = Json::array();
-  auto opened = writer::Journal::open(ctx.root_fd(), false);
-  if (std::holds_alternative<contract::Error>(opened)) {
-    const contract::Error& e = std::get<contract::Error>(opened);
-    if (e.rule != "io.not-found") ctx.error(e);
-    return Json::object({{"entries", std::move(entries)}});
-  }
-  const writer::Journal& j = std::get<writer::Journal>(opened);
-  auto ids = j.ids();
-  if (auto* e = std::get_if<contract::Error>(&ids)) {
-    ctx.error(std::move(*e));
-    return nullptr;
-  }
-  std::vector<uint64_t> all = std::get<std::vector<uint64_t>>(ids);
-  std::reverse(all.begin(), all.end());
-  for (uint64_t id : all) {
-    auto read = j.read(id, false);
-    if (auto* e = std::get_if<contract::Error>(&read)) {
-      if (!a.targets.empty()) continue;
-      entries.push(Json::object({{"id", id},
-                                 {"state", "damaged"},
-                                 {"rule", e->rule},
-                                 {"message", e->message}}));
-      continue;
-    }
-    const writer::Entry& en = std::get<writer::Entry>(read);
-    if (!a.targets.empty()) {
-      bool named = false;
-      for (const Change& c : en.changes)
-        for (const std::string& t : a.targets) {
-          const std::string want = os::check_path(ctx.root_abs(), t).path;
-          named = named || os::check_path(ctx.root_abs(), c.path).path == want ||
-                  (!c.to.empty() && os::check_path(ctx.root_abs(), c.to).path == want);
-        }
-      if (!named) continue;
-    }
-    entries.push(entry_json(en));
-  }
-  return Json::object({{"entries", std::move(entries)}});
 }
 
 // One change of the entry being taken back: where things stand and what goes back.
@@ -386,7 +279,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
     return fail(std::move(none));
   }
   const writer::Journal& j = std::get<writer::Journal>(opened);
-  const std::string root_abs = ctx.root().empty() ? os::absolute_root(".") : ctx.root_abs();
+  const std::string root_abs = root_of(ctx);
   uint64_t id = 0;
   if (a.last) {
     auto ids = j.ids();
@@ -468,20 +361,12 @@ Json take_back(const Args& a, contract::Context& ctx) {
     if (auto* e = std::get_if<contract::Error>(&looked)) return fail(std::move(*e));
     const os::Entry& now = std::get<os::Entry>(looked);
     s.st = now.st;
-    std::string actual;
-    bool same = false;
-    if (now.kind == K::File || now.kind == K::Link) {
-      auto h = writer::entry_sha256(*s.at, now);
-      if (auto* e = std::get_if<contract::Error>(&h)) return fail(std::move(*e));
-      actual = std::get<std::string>(h);
-      same = actual == s.c->after && (now.kind == K::File || s.c->kind == "rename" ||
-                                      s.c->kind == "remove");
-    } else if (now.kind == K::Directory) {
-      same = s.c->after.empty() && (s.c->kind == "rename" || s.c->kind == "remove");
-    }
-    if (!same) {
+    auto st = standing(*s.c, *s.at, now);
+    if (auto* e = std::get_if<contract::Error>(&st)) return fail(std::move(*e));
+    const Standing& found = std::get<Standing>(st);
+    if (!found.same) {
       const std::string& p = s.c->kind == "rename" || s.c->kind == "remove" ? s.c->to : s.c->path;
-      return fail(changed_since(id, s, actual, later_entries(j, id, p), j));
+      return fail(changed_since(id, s, found.actual, later_entries(j, id, p), j));
     }
     if (s.back) {
       auto there = os::look(*s.back);
@@ -596,7 +481,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
 }
 
 Json run(const Args& a, contract::Context& ctx) {
-  if (a.list) return list(a, ctx);
+  if (a.list) return list(a.targets, ctx);
   return take_back(a, ctx);
 }
 

@@ -509,8 +509,10 @@ def test_a_change_whose_writer_died_after_its_commit_is_taken_back_by_last(tree)
             "crlf.txt"]
     kill_at("renameat", 3, argv)
     assert read(tree.p("crlf.txt")) == tack.CRLF.replace(b"two", b"2")
+    assert os.path.exists(tree.p(".tack/journal/entries/%016d.pending" % 2))
+    # its change was made: the list says complete, as --last takes it
     listed = U(tree, "--list").data["entries"]
-    assert [(e["id"], e["state"]) for e in listed] == [(2, "pending"), (jid(a), "complete")]
+    assert [(e["id"], e["state"]) for e in listed] == [(2, "complete"), (jid(a), "complete")]
     u = U(tree, "--last")
     assert u.exit == 0 and u.data["id"] == 2 and read(tree.p("crlf.txt")) == tack.CRLF
     assert read(tree.p("plain.txt")) != tack.PLAIN  # the older change is left alone
