@@ -4,7 +4,7 @@
 //
 // A change goes: open_place → lock (os/dir_lock.h; not in a dry run) → look / open_existing
 // (the precondition is checked under the lock, on the very descriptors the change then uses)
-// → commit_file or TempFile (os/temp_file.h) or rename_noreplace (os/rename_noreplace.h).
+// → TempFile (os/temp_file.h) or rename_noreplace (os/rename_noreplace.h).
 // Nothing here hashes (os/hash does, in the tool), so these units link without libcrypto.
 #pragma once
 

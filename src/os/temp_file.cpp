@@ -269,13 +269,4 @@ std::optional<contract::Error> TempFile::commit() {
   return std::nullopt;
 }
 
-std::optional<contract::Error> commit_file(const Place& place, std::string_view content,
-                                           const CommitOptions& opt) {
-  auto made = TempFile::create(place, opt);
-  if (auto* e = std::get_if<contract::Error>(&made)) return std::move(*e);
-  TempFile& tmp = std::get<TempFile>(made);
-  if (auto e = tmp.write(content)) return e;
-  return tmp.commit();
-}
-
 }  // namespace os

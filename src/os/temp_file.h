@@ -103,8 +103,4 @@ class TempFile {
   std::future<Synced> synced_;  // sync_ahead()'s answer
 };
 
-// TempFile in one piece: create, write `content`, commit.
-std::optional<contract::Error> commit_file(const Place& place, std::string_view content,
-                                           const CommitOptions& opt);
-
 }  // namespace os

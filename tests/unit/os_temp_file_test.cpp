@@ -18,6 +18,16 @@ namespace fs = std::filesystem;
 
 class OsTempFile : public place_fixture::Tree {};
 
+// A TempFile in one piece: create, write `content`, commit.
+std::optional<contract::Error> commit_file(const os::Place& place, std::string_view content,
+                                           const os::CommitOptions& opt) {
+  auto made = os::TempFile::create(place, opt);
+  if (auto* e = std::get_if<contract::Error>(&made)) return std::move(*e);
+  os::TempFile& tmp = std::get<os::TempFile>(made);
+  if (auto e = tmp.write(content)) return e;
+  return tmp.commit();
+}
+
 TEST_F(OsTempFile, ReplaceKeepsModeAndLeavesNoTemporaryFile) {
   ASSERT_EQ(chmod((root_ / "file.txt").c_str(), 0751), 0);
   os::Place p = place("file.txt");
@@ -25,7 +35,7 @@ TEST_F(OsTempFile, ReplaceKeepsModeAndLeavesNoTemporaryFile) {
   ASSERT_TRUE(std::holds_alternative<os::DirLock>(held));
   os::CommitOptions opt;
   opt.mode = 0751;
-  EXPECT_FALSE(os::commit_file(p, "new\ncontent", opt));
+  EXPECT_FALSE(commit_file(p, "new\ncontent", opt));
   EXPECT_EQ(get(root_ / "file.txt"), "new\ncontent");
   EXPECT_EQ(fs::status(root_ / "file.txt").permissions(), static_cast<fs::perms>(0751));
   EXPECT_EQ(names(root_), (std::vector<std::string>{"dir", "file.txt", "link_dir", "link_file"}));
@@ -36,7 +46,7 @@ TEST_F(OsTempFile, ReplaceBreaksAHardLinkInsteadOfWritingThroughIt) {
   os::Place p = place("hard");
   os::CommitOptions opt;
   opt.mode = 0644;
-  EXPECT_FALSE(os::commit_file(p, "replaced\n", opt));
+  EXPECT_FALSE(commit_file(p, "replaced\n", opt));
   EXPECT_EQ(get(root_ / "hard"), "replaced\n");
   EXPECT_EQ(get(base_ / "outside" / "secret.txt"), "secret\n");
 }
@@ -46,10 +56,10 @@ TEST_F(OsTempFile, CreateNeverReplacesAndNewFilesFollowTheUmask) {
   os::CommitOptions opt;
   opt.replace = os::Replace::Never;
   mode_t old = umask(027);
-  EXPECT_FALSE(os::commit_file(p, "first\n", opt));
+  EXPECT_FALSE(commit_file(p, "first\n", opt));
   umask(old);
   EXPECT_EQ(fs::status(root_ / "dir" / "new.txt").permissions(), static_cast<fs::perms>(0640));
-  auto again = os::commit_file(p, "second\n", opt);
+  auto again = commit_file(p, "second\n", opt);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->rule, "conflict.exists");
   EXPECT_EQ(get(root_ / "dir" / "new.txt"), "first\n");
@@ -62,13 +72,13 @@ TEST_F(OsTempFile, AStaleTemporaryFileIsRemovedAndALinkInItsPlaceIsNot) {
   EXPECT_TRUE(os::has_stale_temp(p));
   os::CommitOptions opt;
   opt.mode = 0644;
-  EXPECT_FALSE(os::commit_file(p, "whole\n", opt));
+  EXPECT_FALSE(commit_file(p, "whole\n", opt));
   EXPECT_FALSE(fs::exists(root_ / os::temp_name("file.txt")));
   EXPECT_EQ(get(root_ / "file.txt"), "whole\n");
 
   // A link at the temporary name is not ours: refused, left alone, the target unchanged.
   fs::create_symlink(base_ / "outside" / "secret.txt", root_ / os::temp_name("file.txt"));
-  auto e = os::commit_file(p, "other\n", opt);
+  auto e = commit_file(p, "other\n", opt);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->rule, "io.write-failed");
   EXPECT_EQ(get(root_ / "file.txt"), "whole\n");
@@ -82,7 +92,7 @@ TEST_F(OsTempFile, TemporaryNameFitsAnyName) {
   os::Place p = place(std::string(255, 'y'));
   os::CommitOptions opt;
   opt.replace = os::Replace::Never;
-  EXPECT_FALSE(os::commit_file(p, "long name\n", opt));
+  EXPECT_FALSE(commit_file(p, "long name\n", opt));
   EXPECT_EQ(get(root_ / std::string(255, 'y')), "long name\n");
 }
 
