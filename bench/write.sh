@@ -49,6 +49,11 @@
 #     3.5, the disk busy with other writers). Not met.
 #  2. write --create of the same 1 MiB, against cp to a new name + sync.
 #  3. The write of 1 as a dry run (read, hash, diff; no fsync) against cat of the file.
+#     The answer's JSON was copied whole at each level it was put in (an object's members
+#     came from a const initializer list, and the runner copied the tool's data into the
+#     envelope): the diff's lines three to five times. Members are now taken over, not copied.
+#     Against the build before (hyperfine, 100 runs each, --no-journal, quiet machine):
+#     7.1 -> 6.7 ms, user time 4.1 -> 3.8 ms.
 #  4. replace of one string in a 10 MiB file against cp of the replaced bytes + sync.
 #
 # One line or one string in a 100 MiB file against `sed -i`, the editor an agent would

@@ -99,6 +99,8 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+struct JsonMember;
+
 class Json {
  public:
   enum class Type { Null, Bool, Int, Uint, Str, Bytes, Raw, Stream, Array, Object };
@@ -151,12 +153,8 @@ class Json {
     j.arr_ = std::move(items);
     return j;
   }
-  static Json object(std::initializer_list<Member> members = {}) {
-    Json j;
-    j.type_ = Type::Object;
-    j.obj_.assign(members.begin(), members.end());
-    return j;
-  }
+  // Its members taken over, not copied (JsonMember).
+  static Json object(std::initializer_list<JsonMember> members = {});
 
   Type type() const { return type_; }
   bool is_null() const { return type_ == Type::Null; }
@@ -187,5 +185,23 @@ class Json {
   std::vector<Member> obj_;
   std::shared_ptr<const StreamFn> fn_;
 };
+
+// One member of an object being made, `{"key", value}`. Its value is mutable so that
+// Json::object takes it over rather than copying it (the elements of an initializer list are
+// const): a large value (a diff, its lines) is not copied again at each level it is put in.
+// (The key is a view: whatever it views lives to the end of the full expression that makes
+// the object, and object() copies it.)
+struct JsonMember {
+  std::string_view key;
+  mutable Json value;
+};
+
+inline Json Json::object(std::initializer_list<JsonMember> members) {
+  Json j;
+  j.type_ = Type::Object;
+  j.obj_.reserve(members.size());
+  for (const JsonMember& m : members) j.obj_.emplace_back(m.key, std::move(m.value));
+  return j;
+}
 
 }  // namespace contract

@@ -22,7 +22,7 @@ namespace contract {
 
 namespace {
 
-void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
+void emit_document(const Tool& tool, Context& ctx, Out& out, Json data) {
   const auto& errors = ctx.errors();
   if (ctx.format() == Format::Text) {
     if (!data.is_null() && tool.text) tool.text(data, out.buffer(), [&out] { out.maybe_flush(); });
@@ -34,7 +34,7 @@ void emit_document(const Tool& tool, Context& ctx, Out& out, const Json& data) {
     env.set("dry_run", true);
     env.set("planned_actions", ctx.planned_);
   }
-  if (!data.is_null()) env.set("data", data);
+  if (!data.is_null()) env.set("data", std::move(data));
   if (!errors.empty()) {
     env.set("error", errors.front().to_json());
     Json all = Json::array();
@@ -229,7 +229,7 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
 
   Json result = ad.run(ctx);
   if (tool.output == Output::Document)
-    emit_document(tool, ctx, out, result);
+    emit_document(tool, ctx, out, std::move(result));
   else
     emit_end(tool, ctx, out, result);
   return finish(tool, ctx, out);
