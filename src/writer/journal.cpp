@@ -28,11 +28,17 @@ using contract::Json;
 
 namespace {
 
-// A directory beneath `at`, made if missing, opened without following a link.
+// A directory beneath `at`, made if missing, opened without following a link. (Opened first:
+// it is there at every change but the first.)
 os::Result<os::Fd> subdir(int at, const char* name, std::string_view shown, bool make) {
-  bool made = make && mkdirat(at, name, 0755) == 0;
-  if (make && !made && errno != EEXIST) return os::write_error(errno, shown, "mkdir");
-  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(at, name, kFlags);
+  bool made = false;
+  if (fd < 0 && errno == ENOENT && make) {
+    made = mkdirat(at, name, 0755) == 0;
+    if (!made && errno != EEXIST) return os::write_error(errno, shown, "mkdir");
+    fd = openat(at, name, kFlags);
+  }
   if (fd < 0) {
     int err = errno;
     struct stat st {};
