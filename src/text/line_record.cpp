@@ -70,15 +70,21 @@ class Fields {
 }  // namespace
 
 void LineRecords::set_path(const std::string& path) {
-  path_raw_ = path;
-  path_json_.clear();
-  contract::JsonWriter(path_json_).bytes(path);
-  match_head_ = R"({"type":"match","path":)" + path_json_ + R"(,"line":)";
-  context_head_ = R"({"type":"context","path":)" + path_json_ + R"(,"line":)";
+  path_ = &path;
+  heads_ready_ = false;
+}
+
+void LineRecords::heads() const {
+  if (heads_ready_) return;
+  std::string path_json;
+  contract::JsonWriter(path_json).bytes(*path_);
+  match_head_ = R"({"type":"match","path":)" + path_json + R"(,"line":)";
+  context_head_ = R"({"type":"context","path":)" + path_json + R"(,"line":)";
+  heads_ready_ = true;
 }
 
 void LineRecords::text_head(std::string& out, char sep, uint64_t line) const {
-  out += path_raw_;
+  out += *path_;
   out += sep;
   append_uint(out, line);
   out += sep;
@@ -92,6 +98,7 @@ void LineRecords::match(std::string& out, const LineEvent& ev, const std::string
     out += '\n';
     return;
   }
+  heads();
   out += match_head_;
   Fields f;
   f.num(ev.line);
@@ -142,6 +149,7 @@ void LineRecords::context(std::string& out, const LineEvent& ev) const {
     out += '\n';
     return;
   }
+  heads();
   out += context_head_;
   Fields f;
   f.num(ev.line);

@@ -16,8 +16,10 @@ enum class RecordForm { Json, Text };
 class LineRecords {
  public:
   explicit LineRecords(RecordForm form) : form_(form) {}
-  // The file the next records are about (serialized once, not per record).
+  // The file the next records are about (serialized once, at its first record: most files
+  // searched have none). `path` must outlive the records written of it.
   void set_path(const std::string& path);
+  void set_path(std::string&&) = delete;
   // Append one record, '\n' included. `witness`: the match's witness text, or null for none.
   void match(std::string& out, const LineEvent& ev, const std::string* witness) const;
   void context(std::string& out, const LineEvent& ev) const;
@@ -25,10 +27,12 @@ class LineRecords {
  private:
   // --format text's "PATH<sep>LINE<sep>", as grep -n writes it (':' a match, '-' context).
   void text_head(std::string& out, char sep, uint64_t line) const;
+  // The JSON records' heads of the path set, made at its first record.
+  void heads() const;
   RecordForm form_;
-  std::string path_json_;  // the path, serialized once per file
-  std::string path_raw_;
-  std::string match_head_, context_head_;  // {"type":…,"path":…,"line":
+  const std::string* path_ = nullptr;
+  mutable bool heads_ready_ = false;
+  mutable std::string match_head_, context_head_;  // {"type":…,"path":…,"line":
 };
 
 }  // namespace text

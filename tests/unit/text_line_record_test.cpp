@@ -109,7 +109,8 @@ TEST(LineRecords, JsonIsWhatTheSerializerWrites) {
 TEST(LineRecords, TextIsGrepsForm) {
   std::vector<Span> spans{{0, 1}};
   text::LineRecords r(text::RecordForm::Text);
-  r.set_path("a/b.txt");
+  const std::string path = "a/b.txt";
+  r.set_path(path);
   std::string out;
   r.match(out, {LineEvent::Kind::Match, 12, 40, "x = 1", 5, false, &spans, 0, 0}, nullptr);
   r.context(out, {LineEvent::Kind::Context, 13, 46, "y", 1, false, nullptr, 0, 0});
