@@ -72,6 +72,14 @@
 # 0.85, no match 0.86, non-ASCII 0.89, the 1 GiB file rare 0.77 and common 0.90 (text output
 # 0.68-1.00); met (<= 0.8) for the alternation, the classes and the 1 GiB rare literal only.
 #
+# Section 1 again later (quiet machine, load 0.8-1.6, 5 runs, 2 threads, no --root): rare 0.99,
+# common 0.87, -i 0.87, --word 0.85, alternation 0.71, classes 0.82, classes repeated (fs/)
+# 0.92, no match 0.92, non-ASCII 0.87, the 1 GiB file rare 0.69 and common 0.91. Then a file's
+# record heads (its path quoted, two strings) were made only at its first record, not for each
+# of the 78,579 files: user time of no match 231 -> 203 and 248 -> 216 ms (two hyperfine runs,
+# 12 each), wall within noise; the rest of the user time is spread thin (the literal scan 4%
+# of samples, nothing else over 2%), the system time is the opens, reads and closes.
+#
 #  1. the pattern suite on the tree, and one 1 GiB file
 #  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
 #     is the walk, the opens and the reads), time and peak RSS of seek and rg
