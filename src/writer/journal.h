@@ -145,7 +145,9 @@ class Journal {
 
  private:
   Journal() = default;
-  bool kept_blob(const std::string& sha256) const;
+  // A blob of that name is there and holds those bytes: compared with `content` where the
+  // caller holds them (already hashed to the name), else hashed.
+  bool kept_blob(const std::string& sha256, const std::string_view* content) const;
   bool holds(uint64_t id) const;  // an entry of that id, complete or pending
   bool entry_named(const std::string& name) const;  // a name in entries/, of whatever kind
   bool link_blob(const Change& c, uint64_t size);
