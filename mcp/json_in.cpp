@@ -4,6 +4,8 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <cmath>
+#include <string_view>
 
 namespace mcp {
 
@@ -27,8 +29,16 @@ Json convert(simdjson::dom::element e, int depth) {
     case simdjson::dom::element_type::INT64: return Json(static_cast<long long>(int64_t(e)));
     case simdjson::dom::element_type::UINT64: return Json(static_cast<unsigned long long>(uint64_t(e)));
     case simdjson::dom::element_type::DOUBLE: {
+      // The shortest text of the same double, which must read back as it: an integral value
+      // prints as an integer (2.5e3 as 2500), which reads back as one only where an integer
+      // can hold it, so -0.0 (an integer has no sign of zero) and magnitudes past 2^63 are
+      // written with an exponent instead.
+      const double d = double(e);
       char buf[64];
-      auto r = std::to_chars(buf, buf + sizeof buf, double(e));
+      auto r = std::to_chars(buf, buf + sizeof buf, d);
+      const bool integral = std::string_view(buf, r.ptr).find_first_of(".e") == std::string_view::npos;
+      if (integral && ((d == 0 && std::signbit(d)) || std::fabs(d) >= 0x1p63))
+        r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
       return Json::raw_owned(std::string(buf, r.ptr));
     }
     case simdjson::dom::element_type::STRING: return Json(std::string(std::string_view(e)));
