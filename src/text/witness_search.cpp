@@ -61,10 +61,13 @@ void WitnessSearch::end_first(uint64_t end) {
   // when all of them are.
   for (const Wanted& w : wanted_) {
     if (known(w.value)) continue;
-    for (int k = 0; k < kRadii; ++k)
-      if (w.count[static_cast<size_t>(k)] == 1)
-        pending_.push_back({w.first[static_cast<size_t>(k)], k});
-    for (uint64_t c : w.folds) pending_.push_back({c, kRadii});
+    for (int k = 0; k < kRadii; ++k) {
+      const uint64_t c = w.first[static_cast<size_t>(k)];
+      if (w.count[static_cast<size_t>(k)] == 1 && settled(c, k) != Settled::NotNamed)
+        pending_.push_back({c, k});
+    }
+    for (uint64_t c : w.folds)
+      if (settled(c, kRadii) != Settled::NotNamed) pending_.push_back({c, kRadii});
   }
   std::sort(pending_.begin(), pending_.end());
   pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
@@ -135,14 +138,21 @@ const WitnessSearch::Captured* WitnessSearch::captured(uint64_t line) const {
 template <int L>
 void WitnessSearch::centers() {
   uint32_t values[L][kRadii], folds[L];
+  // The bits each line's values are counted in: fetched while the larger radii are hashed
+  // (4 MiB of tables: most lookups would otherwise wait on memory).
+  const uint64_t* seen = exact_seen_.empty() ? nullptr : exact_seen_.data();
   mix::chains<L, true>(
-      centered_, n_, [&](uint64_t i) { return ring_[i % kRing].first; }, values, folds);
+      centered_, n_, [&](uint64_t i) { return ring_[i % kRing].first; }, values, folds,
+      kMaxRadius, [seen](int k, uint32_t v) {
+        if (seen && k < kExact) __builtin_prefetch(seen + k * kExactWords + (v >> 6), 1);
+      });
   for (int l = 0; l < L; ++l)
     std::copy(values[l], values[l] + kRadii,
               values_[(centered_ + static_cast<uint64_t>(l)) % kRing].begin());
   const uint64_t last = centered_ + L - 1;  // the last line whose values are in the ring
   for (int l = 0; l < L; ++l) {
     const uint64_t c = centered_ + static_cast<uint64_t>(l);
+    count_exact(c, values[l]);
     for (int k = 0; k < kRadii; ++k) {
       const uint32_t v = values[l][k];
       const uint32_t b = v & filter_mask_;
@@ -171,11 +181,59 @@ void WitnessSearch::centers() {
 void WitnessSearch::keep(uint64_t c) {
   if (!candidates_.empty() && candidates_.back() == c) return;  // kept already, at another radius
   candidates_.push_back(c);
+  exact_.push_back({c, exact_now_, exact_seen_.empty() ? held_before() : exact_before_});
+  for (uint32_t v : exact_now_) exact_filter_[(v & 4095) >> 6] |= uint64_t{1} << (v & 63);
   // The lines around it, and their windows, which reach kMaxRadius further: what is still in
   // the ring now, the rest as it comes.
   const uint64_t reach = around_ + kMaxRadius;
   for (uint64_t i = c > reach ? c - reach : 0; i < n_; ++i) capture(i);
   capture_until_ = std::max(capture_until_, c + reach);
+}
+
+void WitnessSearch::count_exact(uint64_t c, const uint32_t* values) {
+  // Every kept line is before c (a line is kept after its own count).
+  for (int j = 0; j < kExact; ++j) {
+    const uint32_t v = values[j];
+    if (exact_filter_[(v & 4095) >> 6] >> (v & 63) & 1)
+      for (Exact& e : exact_) e.shared[j] = e.shared[j] || e.value[j] == v;
+    exact_now_[j] = v;
+  }
+  if (exact_seen_.empty()) {
+    exact_held_.push_back(exact_now_);  // whether a line before holds them: asked in keep() only
+    if (c + 1 < kExactHeld) return;
+    // A large file: the values seen so far become bits, and every later line's too.
+    exact_before_ = held_before();
+    exact_seen_.assign(kExact * kExactWords, 0);
+    for (const ExactValues& h : exact_held_)
+      for (int j = 0; j < kExact; ++j)
+        exact_seen_[j * kExactWords + (h[j] >> 6)] |= uint64_t{1} << (h[j] & 63);
+    exact_held_ = {};
+    return;
+  }
+  for (int j = 0; j < kExact; ++j) {
+    uint64_t& word = exact_seen_[j * kExactWords + (values[j] >> 6)];
+    const uint64_t bit = uint64_t{1} << (values[j] & 63);
+    exact_before_[j] = (word & bit) != 0;
+    word |= bit;
+  }
+}
+
+// Whether a line before the last held holds the last held line's value, at each radius.
+std::array<bool, WitnessSearch::kExact> WitnessSearch::held_before() const {
+  std::array<bool, kExact> out{};
+  const ExactValues& last = exact_held_.back();
+  for (auto it = exact_held_.begin(); it + 1 != exact_held_.end(); ++it)
+    for (int j = 0; j < kExact; ++j) out[j] = out[j] || (*it)[j] == last[j];
+  return out;
+}
+
+WitnessSearch::Settled WitnessSearch::settled(uint64_t c, int k) const {
+  auto it = std::lower_bound(exact_.begin(), exact_.end(), c,
+                             [](const Exact& e, uint64_t l) { return e.line < l; });
+  if (it == exact_.end() || it->line != c) return Settled::Open;
+  for (int j = 0; j < std::min(k, kExact); ++j)
+    if (!it->shared[j]) return Settled::NotNamed;
+  return k <= kExact ? Settled::Named : Settled::Open;
 }
 
 // Whether line c's values at the radii below kMinRadius + radii are each held by another of
@@ -219,14 +277,17 @@ std::optional<std::vector<uint64_t>> WitnessSearch::known(uint32_t value) const 
   std::vector<uint64_t> out;
   const Wanted* w = find(value);
   if (!w) return out;
+  // Or as pass 1's exact counts of the smallest radii settle it (settled()).
   for (size_t k = 0; k < kRadii; ++k) {
     if (w->count[k] != 1) continue;
-    if (!w->shared[k]) return std::nullopt;
-    out.push_back(w->first[k]);
+    const Settled how = w->shared[k] ? Settled::Named : settled(w->first[k], static_cast<int>(k));
+    if (how == Settled::Open) return std::nullopt;
+    if (how == Settled::Named) out.push_back(w->first[k]);
   }
   for (size_t i = 0; i < w->folds.size(); ++i) {
-    if (!w->folds_shared[i]) return std::nullopt;
-    out.push_back(w->folds[i]);
+    const Settled how = w->folds_shared[i] ? Settled::Named : settled(w->folds[i], kRadii);
+    if (how == Settled::Open) return std::nullopt;
+    if (how == Settled::Named) out.push_back(w->folds[i]);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -24,15 +24,12 @@ constexpr size_t kCarry = 256 * 1024;
 
 // One job at a time on a second thread, beside the caller's own work on the same bytes: pass 1
 // hashes each window there while the caller hashes its lines, the two halves of the pass's
-// work, on two cores where there are two. Where no thread can be had, the job runs in place.
+// work, on two cores where there are two. The first job runs in place, and the thread is
+// started for the second: a file of one window (most files an agent edits) starts none.
+// Where no thread can be had, every job runs in place.
 class Beside {
  public:
-  Beside() {
-    try {
-      thread_ = std::thread([this] { loop(); });
-    } catch (const std::system_error&) {
-    }
-  }
+  Beside() = default;
   ~Beside() {
     if (!thread_.joinable()) return;
     {
@@ -47,7 +44,15 @@ class Beside {
 
   // Runs job (after the one before it is done).
   void start(std::function<void()> job) {
-    if (!thread_.joinable()) return job();
+    if (!thread_.joinable()) {
+      if (jobs_++ == 0 || alone_) return job();
+      try {
+        thread_ = std::thread([this] { loop(); });
+      } catch (const std::system_error&) {
+        alone_ = true;
+        return job();
+      }
+    }
     wait();
     {
       std::lock_guard<std::mutex> l(m_);
@@ -78,7 +83,9 @@ class Beside {
   std::condition_variable wake_, done_;
   std::function<void()> job_;
   bool quit_ = false;
-  std::thread thread_;  // last: started once the rest is made
+  int jobs_ = 0;        // before the thread: the jobs run in place
+  bool alone_ = false;  // no thread could be had
+  std::thread thread_;
 };
 
 // Reads fd from offset 0 to its end in windows of kWindow (or the file's size, when smaller):
@@ -185,27 +192,35 @@ os::Result<Rewritten> rewrite_lines(int fd, const std::string& path, const EditS
   auto emit = [&](std::string_view piece) { sink(piece); };
   std::optional<text::CutSplicer> splicer;
   if (cuts) splicer.emplace(*cuts);
-  // Counting the lines' witnesses too, this thread does that and a second one the rest (the
-  // check, the new file's hash and its writes), as in pass 1.
-  std::optional<Beside> beside;
-  if (search) beside.emplace();
+  // Two threads on each window. Counting the lines' witnesses too, this thread does that and
+  // the second one the rest (the check, the new file's hash and its writes), as in pass 1;
+  // else this thread checks and writes the new bytes while the second one hashes them.
+  Beside beside;
+  std::vector<std::string_view> pieces;  // the window's new bytes, in order
   auto walked = walk(
       fd, path, search != nullptr,
       [&](std::string_view piece, uint64_t pos) {
-        auto rest = [&, piece, pos] {
+        if (search) {
+          beside.start([&, piece, pos] {
+            check.update(piece);
+            if (splicer) splicer->feed(piece, pos, emit);
+          });
+          return true;
+        }
+        if (!splicer) {
           check.update(piece);
-          if (splicer) splicer->feed(piece, pos, emit);
-        };
-        if (beside)
-          beside->start(rest);
-        else
-          rest();
+          return true;
+        }
+        pieces.clear();
+        splicer->feed(piece, pos, [&](std::string_view p) { pieces.push_back(p); });
+        beside.start([&] {
+          for (std::string_view p : pieces) sink.hash_part(p);
+        });
+        check.update(piece);
+        for (std::string_view p : pieces) sink.write_part(p);
         return true;
       },
-      [&](uint64_t h, uint64_t) { search->count(h); },
-      [&] {
-        if (beside) beside->wait();
-      });
+      [&](uint64_t h, uint64_t) { search->count(h); }, [&] { beside.wait(); });
   if (auto* e = std::get_if<contract::Error>(&walked)) return std::move(*e);
   if (sink.error()) return std::move(*sink.error());
   if (!first.check || check.digest() != first.check || std::get<uint64_t>(walked) != first.total ||

@@ -141,13 +141,22 @@ class RewriteSink {
                        uint64_t first_change = 0)
       : tmp_(tmp), hashed_from_(marks ? marks->resume(first_change, hash_) : 0) {}
   void operator()(std::string_view piece) {
-    if (piece.empty() || error_) return;
-    if (out_.size >= hashed_from_)
+    hash_part(piece);
+    write_part(piece);
+  }
+  // operator()'s two halves, which may run on two threads at once, each given every piece in
+  // order: the new bytes' hash, line endings and BOM; their count and the temporary file.
+  void hash_part(std::string_view piece) {
+    if (hashed_ >= hashed_from_)
       hash_.update(piece);
-    else if (out_.size + piece.size() > hashed_from_)
-      hash_.update(piece.substr(static_cast<size_t>(hashed_from_ - out_.size)));
+    else if (hashed_ + piece.size() > hashed_from_)
+      hash_.update(piece.substr(static_cast<size_t>(hashed_from_ - hashed_)));
     eols_.add(piece);
     if (head_.size() < 3) head_ += piece.substr(0, 3 - head_.size());
+    hashed_ += piece.size();
+  }
+  void write_part(std::string_view piece) {
+    if (piece.empty() || error_) return;
     out_.size += piece.size();
     if (tmp_) error_ = tmp_->write(piece);
   }
@@ -164,6 +173,7 @@ class RewriteSink {
   os::TempFile* tmp_;
   os::Sha hash_;
   uint64_t hashed_from_;  // the new bytes before this offset are in hash_ already
+  uint64_t hashed_ = 0;   // the new bytes hash_part() has been given
   text::EolTally eols_;
   std::string head_;  // the first bytes written: whether the new file has a BOM
   Rewritten out_;
