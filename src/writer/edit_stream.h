@@ -7,8 +7,9 @@
 // ignores tack's lock and changes the file in between makes the call fail rather than splice
 // at offsets found in other bytes. Lines are numbered and hashed as peek sees them: line 1
 // without its BOM; a line too long to gather is hashed as it is read back
-// (text::line_hash_read). Memory: one window and a line gathered across two windows (at most
-// kCarry bytes), whatever the size of the file.
+// (text::line_hash_read). Memory: two windows of pass 1 (with at most kScanLines lines' hashes
+// each) or one of pass 2, and a line gathered across windows (at most kCarry bytes), whatever
+// the size of the file.
 #pragma once
 
 #include <cstdint>
