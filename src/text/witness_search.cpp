@@ -55,6 +55,10 @@ void WitnessSearch::end_first(uint64_t end) {
   end_ = end;
   // The last lines' windows run past the end: their right neighbours are the edge.
   while (centered_ < total_) centers<1>();
+  // Every line is counted: the kept lines' flags say all the tables could (freed before
+  // the next pass takes its own memory).
+  mem::BigVector<uint64_t>().swap(exact_seen_);
+  exact_held_ = {};
   // Pass 2 settles only the candidates hits() asks about, of the values pass 1 does not know:
   // one that holds its value first at radius index k (and nowhere else there) is named by it
   // when its values at the k smaller radii are each held by another line too, and a fold
