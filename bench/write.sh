@@ -86,6 +86,23 @@
 #     the build before 0.93x journaled, 0.60x with --no-journal; against sed -i 1.15x
 #     journaled (2119 ms against 1843 ms; the build before 1.23x), 1.09x with --no-journal
 #     (1719 ms against 1581 ms; the build before 1.81x). Not met under that load.
+#     Then (quiet machine, hyperfine 12 runs, interleaved with the build before and sed -i):
+#     in 100 MiB of short lines 77% of witness values are also some other line's value at
+#     another radius, and each such one made pass 2 count every line's smallest radii. Pass 1
+#     now counts the smallest radius exactly (a 2 MiB table, freed after it), which settles
+#     about six in seven of those; and pass 1 runs as a pipeline (the second thread cuts and
+#     hashes the lines and reads ahead, the first only resolves witnesses). Where pass 1
+#     settles the witness (line 700,002): 405-411 ms against 495 ms before, sed -i 402-425 ms:
+#     0.95-1.02x. This script's line (900,002) is among the rest (a line holding its value at
+#     radius 15 has its two smallest values shared): 446-447 ms against 449-454 ms before,
+#     1.05-1.11x sed -i; this script's run: 1.35x (edit 530 ms, sed 394 ms; section 8, the
+#     same edit, 503 ms). Peak RSS 6.2 MiB. What is left: pass 2's write of 100 MiB and its
+#     fsync (the disk takes 80 ms after the last write), and the replaced file's pages freed
+#     at exit (55 ms, as sed pays too). Tried and left out: writing the new file during pass 1
+#     on the line each witness most likely names (a pass less): pass 1 then waited on its
+#     second thread (re-reading, writing and hashing 100 MiB beside the old file's SHA-256),
+#     307 ms against 200, and the fsync still took 87 ms: 475 against 453 ms, 574 against
+#     505 ms on this script's line.
 #  6. replace of one string vs sed -i 's/OLD/NEW/'. Goal <= 1.0x. SHA-256 was 35% of its
 #     samples (two passes) and the temporary file's writes 26%.
 #     For both, the new file's hash now resumes from a snapshot of the old file's taken in
