@@ -143,7 +143,7 @@ template <int L>
 void WitnessSearch::centers() {
   uint32_t values[L][kRadii], folds[L];
   // The bits each line's values are counted in: fetched while the larger radii are hashed
-  // (4 MiB of tables: most lookups would otherwise wait on memory).
+  // (2 MiB a radius: most lookups would otherwise wait on memory).
   const uint64_t* seen = exact_seen_.empty() ? nullptr : exact_seen_.data();
   mix::chains<L, true>(
       centered_, n_, [&](uint64_t i) { return ring_[i % kRing].first; }, values, folds,
