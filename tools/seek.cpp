@@ -338,6 +338,7 @@ Json run(const Args& a, contract::Context& ctx) {
   wo.hidden = a.hidden;
   wo.no_ignore = a.no_ignore;
   wo.globs = a.globs;
+  wo.fs_kind = true;
   os::Inputs inputs(ctx.root_fd(), a.paths, std::move(wo));
   os::SkipCounts pushed;  // the part of what was left out already handed to a slot
   os::Input in;

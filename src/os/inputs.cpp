@@ -1,6 +1,7 @@
 // inputs.cpp — operands to inputs: open, then either take the file or walk the directory.
 #include "os/inputs.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,20 +93,51 @@ bool Inputs::next(Input& out) {
   }
 }
 
+namespace {
+
+// pread until `len` bytes, the end, or `size` (when not 0) is reached; from `got` on.
+long long read_on(int fd, uint64_t size, char* buf, size_t len, uint64_t off, size_t got) {
+  if (got > 0 && size > 0 && off + got >= size) return static_cast<long long>(got);
+  while (got < len) {
+    ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(off + got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -static_cast<long long>(errno);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+    if (size > 0 && off + got >= size) break;
+  }
+  return static_cast<long long>(got);
+}
+
+}  // namespace
+
 text::ReadAt input_reader(int fd, uint64_t size) {
   return [fd, size](char* buf, size_t len, uint64_t off) -> long long {
-    size_t got = 0;
-    while (got < len) {
-      ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(off + got));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return -static_cast<long long>(errno);
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
-      if (size > 0 && off + got >= size) break;
+    return read_on(fd, size, buf, len, off, 0);
+  };
+}
+
+text::ReadAt walked_reader(int fd, struct stat& st) {
+  constexpr size_t kPage = 4096;  // a multiple of it ends every read cut by an error
+  return [fd, &st, known = false](char* buf, size_t len, uint64_t off) mutable -> long long {
+    if (known) return S_ISREG(st.st_mode) ? read_on(fd, st.st_size, buf, len, off, 0) : 0;
+    known = true;
+    ssize_t n;
+    do n = pread(fd, buf, len, static_cast<off_t>(off));
+    while (n < 0 && errno == EINTR);
+    const size_t got = n > 0 ? static_cast<size_t>(n) : 0;
+    if (n >= 0 && got < len && (got == 0 || (off + got) % kPage != 0)) {
+      st.st_mode = S_IFREG;
+      st.st_size = static_cast<off_t>(off + got);
+      return n;
     }
-    return static_cast<long long>(got);
+    const int err = n < 0 ? errno : 0;
+    if (fstat(fd, &st) != 0) return -static_cast<long long>(errno);
+    if (!S_ISREG(st.st_mode)) return 0;
+    if (err) return -static_cast<long long>(err);
+    return read_on(fd, st.st_size, buf, len, off, got);
   };
 }
 

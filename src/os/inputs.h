@@ -50,4 +50,13 @@ class Inputs {
 // a small file costs one read (not a second one to find its end).
 text::ReadAt input_reader(int fd, uint64_t size);
 
+// A walked file opened without fstat (Entry::whole_reads, open_entry(e)): its first read says
+// what it is. Short of what it asked for, and not ending at a page boundary (where a read
+// stops before a page it could not read), that read was the whole file; otherwise (a full
+// read, one ending at a page boundary, an error) fstat is made then and reading goes on as
+// input_reader's. `st` is filled either way (st_mode, st_size) once the first read is made;
+// a FIFO, device or directory swapped in since the walk listed a regular file is found there
+// and reads as empty (the caller checks st_mode).
+text::ReadAt walked_reader(int fd, struct stat& st);
+
 }  // namespace os

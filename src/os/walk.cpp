@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -209,16 +211,18 @@ void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string
   f.dir = std::move(dir);
   f.depth = depth;
   f.names.reserve(raw.size());
-  bool has_git = false, has_dot = false;
+  bool has_git = false, has_dot = false, has_files = false;
   for (auto& [n, t] : raw) {
     if (n == ".gitignore") has_git = true;
     if (n == ".ignore") has_dot = true;
+    if (t == DT_REG) has_files = true;
     f.names.push_back({std::move(n), t});
   }
   if (!opts_.no_ignore) {
     load_ignores(f.dir->get(), shown, rel, has_git, has_dot);
     f.level = true;
   }
+  f.whole_reads = opts_.fs_kind && has_files && whole_reads_fs(f.dir->get());
   f.shown = std::move(shown);
   f.rel = std::move(rel);
   stack_.push_back(std::move(f));
@@ -313,12 +317,33 @@ bool Walker::next(WalkItem& out) {
     if (excluded(rel, e.name, is_dir)) continue;
     e.path = join(f.shown, e.name);
     e.parent = f.dir;
+    e.whole_reads = f.whole_reads;
     if (is_dir && e.depth < opts_.max_depth)
       enter_next_ = Enter{f.dir, e.name, e.path, std::move(rel), e.depth};
     out.type = WalkItem::Type::Entry;
     out.entry = std::move(e);
     return true;
   }
+}
+
+bool whole_reads_fs(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // ext2, ext3 and ext4 share it
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int open_entry(const Entry& e) {
+  int fd = retry_openat(e.parent->get(), e.name.c_str(), kFileFlags);
+  return fd < 0 ? -errno : fd;
 }
 
 int open_entry(const Entry& e, struct stat& st) {

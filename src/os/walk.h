@@ -51,6 +51,7 @@ struct WalkOptions {
   uint64_t max_depth =
       UINT64_MAX;         // entries below it are not listed; directories at it not entered
   bool stat_all = false;  // lstat every entry (Entry::st); else only where needed
+  bool fs_kind = false;   // set Entry::whole_reads (one fstatfs per directory with files)
   size_t max_ignore_bytes = 16 * 1024 * 1024;  // a larger ignore file is limit.input-too-large
 };
 
@@ -62,6 +63,9 @@ struct Entry {
   std::shared_ptr<const Fd> parent;  // the directory that holds `name`, for openat
   struct stat st {};                 // lstat data when has_stat
   bool has_stat = false;
+  // Its directory is on a filesystem whose regular files are read whole (whole_reads_fs):
+  // there a read short of what it asked for, and not ending at a page boundary, ends the file.
+  bool whole_reads = false;
 };
 
 struct WalkItem {
@@ -99,6 +103,7 @@ class Walker {
     std::vector<Name> names;
     size_t next = 0;
     bool level = false;  // pushed an ignore level
+    bool whole_reads = false;
   };
 
   void enter(std::shared_ptr<const Fd> dir, std::string shown, std::string rel, uint64_t depth);
@@ -123,9 +128,19 @@ class Walker {
   SkipCounts counts_;
 };
 
+// Whether the filesystem of `fd` reads a regular file whole: its reads go through the page
+// cache and come back short of what they asked only at the end of the file, or before a page
+// whose read failed (so never short of a page boundary but at the end). ext2-4, XFS, Btrfs,
+// F2FS and tmpfs; not procfs, sysfs, FUSE or network filesystems, whose reads may stop
+// anywhere.
+bool whole_reads_fs(int fd);
+
 // Opens a walked file for reading: openat(parent, name, O_NOFOLLOW|O_NONBLOCK), then fstat on
 // the same descriptor (the caller checks the kind: a FIFO swapped in is open but never read).
 // Returns the descriptor, or -errno (ELOOP: it is now a link).
 int open_entry(const Entry& e, struct stat& st);
+// The same without the fstat, for an entry the walk listed as a regular file whose first read
+// says what it is (inputs.h: walked_reader).
+int open_entry(const Entry& e);
 
 }  // namespace os

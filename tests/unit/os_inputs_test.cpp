@@ -111,3 +111,70 @@ TEST_F(InputsTest, WithoutARootRulesStartAtTheWorkingDirectoryNotAboveAnAbsolute
 }
 
 }  // namespace
+
+// walked_reader: the first read of a file opened without fstat says what it is.
+class WalkedReaderTest : public InputsTest {
+ protected:
+  struct Read {
+    std::string bytes;
+    struct stat st {};
+    long long last = 0;  // the last read's return (0 at the end, -errno)
+  };
+  // Reads `rel` (opened as a walked file is) in reads of `len` bytes to its end.
+  Read read(const std::string& rel, size_t len) {
+    os::Fd fd(open((root_ / rel).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    EXPECT_TRUE(fd.valid());
+    Read r;
+    const text::ReadAt at = os::walked_reader(fd.get(), r.st);
+    std::string buf(len, '\0');
+    for (;;) {
+      r.last = at(buf.data(), len, r.bytes.size());
+      if (r.last <= 0) break;
+      r.bytes.append(buf.data(), static_cast<size_t>(r.last));
+      if (static_cast<size_t>(r.last) < len) break;  // the Scanner's end: a short read
+    }
+    return r;
+  }
+};
+
+TEST_F(WalkedReaderTest, AReadShortOfAPageBoundaryIsTheWholeFileWithoutFstat) {
+  file("small.txt", "hello\n");
+  const Read r = read("small.txt", 65536);
+  EXPECT_EQ(r.bytes, "hello\n");
+  EXPECT_TRUE(S_ISREG(r.st.st_mode));
+  EXPECT_EQ(r.st.st_size, 6);
+  EXPECT_EQ(r.st.st_ino, 0u);  // no fstat was made
+  file("empty.txt", "");
+  const Read e = read("empty.txt", 65536);
+  EXPECT_EQ(e.bytes, "");
+  EXPECT_TRUE(S_ISREG(e.st.st_mode));
+  EXPECT_EQ(e.st.st_ino, 0u);
+}
+
+TEST_F(WalkedReaderTest, AReadEndingAtAPageBoundaryOrFullIsCheckedWithFstat) {
+  // A read cut short by a page that failed ends at a page boundary: such a file is measured.
+  file("pages.txt", std::string(8192, 'a'));
+  const Read p = read("pages.txt", 65536);
+  EXPECT_EQ(p.bytes.size(), 8192u);
+  EXPECT_NE(p.st.st_ino, 0u);
+  EXPECT_EQ(p.st.st_size, 8192);
+  // A file longer than one read: measured at its first read, then read to its end.
+  std::string big;
+  for (int i = 0; i < 5000; ++i) big += "line " + std::to_string(i) + "\n";
+  file("big.txt", big);
+  const Read b = read("big.txt", 4096);
+  EXPECT_EQ(b.bytes, big);
+  EXPECT_NE(b.st.st_ino, 0u);
+  EXPECT_EQ(b.st.st_size, static_cast<off_t>(big.size()));
+}
+
+TEST_F(WalkedReaderTest, AFifoOrDirectorySwappedInReadsAsEmptyAndSaysWhatItIs) {
+  const Read f = read("dir/fifo", 65536);  // no writer: a read would see the end
+  EXPECT_EQ(f.bytes, "");
+  EXPECT_EQ(f.last, 0);
+  EXPECT_TRUE(S_ISFIFO(f.st.st_mode));
+  const Read d = read("dir/sub", 65536);
+  EXPECT_EQ(d.bytes, "");
+  EXPECT_EQ(d.last, 0);
+  EXPECT_TRUE(S_ISDIR(d.st.st_mode));
+}

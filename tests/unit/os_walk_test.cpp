@@ -201,6 +201,33 @@ TEST_F(WalkTest, OpenEntryRefusesALinkSwappedIn) {
   EXPECT_EQ(os::open_entry(item.entry, st), -ELOOP);
 }
 
+TEST_F(WalkTest, WholeReadsAreMarkedOnlyWhenAskedAndOnlyWhereTheFilesystemReadsWhole) {
+  file("f.txt");
+  const bool plain = os::whole_reads_fs(open_dir(root_).get());
+  for (bool ask : {false, true}) {
+    os::WalkOptions o;
+    o.fs_kind = ask;
+    os::Walker w(o, open_dir(root_), ".", -1, "");
+    os::WalkItem item;
+    ASSERT_TRUE(w.next(item));
+    EXPECT_EQ(item.entry.whole_reads, ask && plain);
+  }
+  // Files whose reads stop anywhere: a seq_file in procfs gives a page at a time.
+  EXPECT_FALSE(os::whole_reads_fs(open_dir("/proc/self").get()));
+  EXPECT_FALSE(os::whole_reads_fs(open_dir("/sys").get()));
+  os::WalkOptions o;
+  o.fs_kind = true;
+  os::Walker w(o, open_dir("/proc/self"), "/proc/self", -1, "");
+  os::WalkItem item;
+  int files = 0;
+  while (w.next(item))
+    if (item.type == os::WalkItem::Type::Entry && item.entry.kind == os::EntryKind::File) {
+      ++files;
+      EXPECT_FALSE(item.entry.whole_reads) << item.entry.path;
+    }
+  EXPECT_GT(files, 0);
+}
+
 TEST(SkipCounts, Json) {
   os::SkipCounts a{1, 2, 3, 4, 5, 6};
   a += os::SkipCounts{1, 1, 1, 1, 1, 1};

@@ -69,7 +69,7 @@ Result search(const seek::Args& a, seek::Mode mode, const std::string& file) {
       },
       [&](seek::Slot& s) {
         out.found = s.found;
-        out.size = s.bytes;
+        out.size = s.bytes();
         out.searched = s.searched;
         out.pattern_counts = s.pattern_counts;
         return true;

@@ -38,7 +38,7 @@ void Page::file_record(const Slot& s) {
   ctx.record(Json::object({{"type", "file"},
                            {"path", Json::bytes(s.path)},
                            {"matches", file_emitted},
-                           {"bytes", s.bytes},
+                           {"bytes", s.bytes()},
                            {"binary", s.binary}}));
   file_emitted = 0;
 }
@@ -59,7 +59,7 @@ void Page::count_record(const Slot& s) {
     for (uint64_t n : s.pattern_counts) counts.push(n);
     rec.set("pattern_counts", std::move(counts));
   }
-  rec.set("bytes", s.bytes);
+  rec.set("bytes", s.bytes());
   rec.set("binary", s.binary);
   ctx.record(rec);
 }
@@ -164,7 +164,7 @@ bool Page::done(Slot& s) {
     return !ctx.output_failed();
   }
   if (tail)
-    tail->file(s.seq, s.path, s.bytes, s.binary);
+    tail->file(s.seq, s.path, s.bytes(), s.binary);
   else
     file_record(s);
   current = nullptr;
@@ -181,7 +181,7 @@ bool Page::take_tail(Slot& s, Piece& p) {
       case RecKind::Match:
         if (a.before && base + r.lo >= *a.before) {  // the rest is after the cursor
           ++files;
-          tail->file(s.seq, s.path, s.bytes, s.binary);
+          tail->file(s.seq, s.path, s.bytes(), s.binary);
           return false;
         }
         tail->match(s.seq, r.line, base + r.lo, p.bytes.substr(r.begin, r.end - r.begin - 1));

@@ -25,8 +25,12 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   };
   os::Fd owned;
   int fd = s.fd.get();
+  // A file the walk listed as regular, on a filesystem that reads files whole, is opened
+  // without fstat: its first read says what it is (os::walked_reader).
+  const bool lazy = !s.named && s.entry->whole_reads && s.entry->kind == os::EntryKind::File &&
+                    !s.entry->has_stat;
   if (!s.named) {
-    const int r = os::open_entry(*s.entry, s.st);
+    const int r = lazy ? os::open_entry(*s.entry) : os::open_entry(*s.entry, s.st);
     if (r < 0) {
       // A link now where the walk saw a file: not followed, counted as the link it is.
       if (r == -ELOOP) {
@@ -39,14 +43,13 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
     }
     owned = os::Fd(r);
     fd = r;
-    if (!S_ISREG(s.st.st_mode)) {  // swapped for a FIFO or device since listed: never read
+    if (!lazy && !S_ISREG(s.st.st_mode)) {  // swapped for a FIFO or device since listed
       s.own.special = 1;
       return;
     }
   }
-  const uint64_t size = static_cast<uint64_t>(s.st.st_size);
-  s.bytes = size;
-  const text::ReadAt read = os::input_reader(fd, size);
+  const text::ReadAt read = lazy ? os::walked_reader(fd, s.st)
+                                 : os::input_reader(fd, static_cast<uint64_t>(s.st.st_size));
   text::LineRecords render(cfg.text ? text::RecordForm::Text : text::RecordForm::Json);
   render.set_path(s.path);
 
@@ -86,6 +89,10 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
     return true;
   };
   const text::ScanResult res = text::scan(*w.matcher, so, read, sink, w.buffer);
+  if (lazy && !S_ISREG(s.st.st_mode)) {  // found by its first read (nothing was read)
+    s.own.special = 1;
+    return;
+  }
   if (res.skipped) {
     s.own.binary = 1;
     return;

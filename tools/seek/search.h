@@ -47,7 +47,10 @@ struct Slot : os::OrderedSlot<Piece> {
   os::SkipCounts walk_skips;  // what the walk left out between the previous slot and this one
   std::vector<contract::Error> errors;
   bool searched = false, binary = false;
-  uint64_t found = 0, bytes = 0;
+  uint64_t found = 0;
+  // The file's size as opened (as its first read found it, for a file opened without fstat):
+  // known before the first of its pieces is published.
+  uint64_t bytes() const { return static_cast<uint64_t>(st.st_size); }
   std::vector<uint64_t> pattern_counts;  // -e with counts: lines each pattern matched
   os::SkipCounts own;                    // this entry, when opening showed it is not to be searched
 };
