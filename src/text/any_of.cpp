@@ -118,6 +118,8 @@ class AnyOf final : public Matcher {
     });
   }
   const std::vector<uint32_t>* patterns() const override { return &hit_; }
+  size_t parts() const override { return keep_ || set_ ? 0 : parts_.size(); }
+  const Matcher& part(size_t i) const override { return *parts_[i]; }
   // Where in a piece of a long line a match starts: the earliest of every part's, when every
   // part can say where (else only whether, as probe() does).
   bool positions() const override {

@@ -59,6 +59,9 @@ class Scanner {
   std::string_view text_of(uint64_t off, uint64_t len);
 
   void search_region(uint64_t from, uint64_t to);
+  void count_region(uint64_t from, uint64_t to);
+  template <typename F>
+  void count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted);
   void on_line(uint64_t ls, uint64_t le);
   void long_line();
 
@@ -87,6 +90,7 @@ class Scanner {
   bool crlf_known_ = false, crlf_ = false;
   std::vector<Span> spans_;
   std::string scratch_;
+  std::vector<uint64_t> marks_;  // count_region: the ends of the lines counted, a bit each
 
   // Context: lines after the last match not yet shown (pend_, at most n_), how many more of
   // them are still to be found (after_want_, starting at after_next_), the number of the
@@ -315,6 +319,10 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
     on_line(0, le);
     p = le + 1;
   }
+  if (o_.count_only && !line_mode_ && (m_.patterns() == nullptr || m_.parts() > 0)) {
+    count_region(p, to);
+    return;
+  }
   if (line_mode_) {
     for (; p < to && !stop_;) {
       const uint64_t le = line_end(p);
@@ -335,6 +343,51 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
     const uint64_t le = line_end(hit);
     on_line(ls, le);
     p = le + 1;
+  }
+}
+
+// Lines only counted: each candidate `m` finds is confirmed on its line as shown, and the
+// search goes on from the next line; `counted` is given the end of each line that matches.
+template <typename F>
+void Scanner::count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted) {
+  const std::string_view view(data(), static_cast<size_t>(to - base_));
+  for (uint64_t p = from; p < to && !stop_;) {
+    const size_t h = m.find(view, static_cast<size_t>(p - base_));
+    if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return;
+    const uint64_t hit = base_ + h;
+    const void* nl = hit > p ? memrchr(at(p), '\n', static_cast<size_t>(hit - p)) : nullptr;
+    const uint64_t ls = nl ? off_of(nl) + 1 : p;
+    const void* end = std::memchr(at(hit), '\n', static_cast<size_t>(to - hit));
+    const uint64_t le = end ? off_of(end) : to;
+    uint64_t so, sl;
+    shown({0, ls, le - ls, false}, so, sl);
+    if (m.matches(std::string_view(at(so), static_cast<size_t>(sl)))) counted(le);
+    p = le + 1;
+  }
+}
+
+// A few patterns one by one: each over the whole region (its scans never restarted by the
+// others' hits), a line any of them matched counted once, by its end's bit.
+void Scanner::count_region(uint64_t from, uint64_t to) {
+  if (from >= to) return;
+  const size_t n = m_.parts();
+  if (n == 0) {
+    count_each(m_, from, to, [&](uint64_t) { ++r_.found; });
+    return;
+  }
+  bool marking = false;  // the bits are cleared at the region's first match, if any
+  for (size_t i = 0; i < n; ++i) {
+    const Matcher& m = m_.part(i);
+    m.forget();
+    count_each(m, from, to, [&](uint64_t le) {
+      if (o_.pattern_counts) ++o_.pattern_counts[i];
+      if (!marking) marks_.assign(static_cast<size_t>((to - from) / 64 + 1), 0), marking = true;
+      const uint64_t b = le - from;
+      uint64_t& w = marks_[static_cast<size_t>(b / 64)];
+      const uint64_t bit = uint64_t{1} << (b % 64);
+      r_.found += (w & bit) == 0;
+      w |= bit;
+    });
   }
 }
 

@@ -28,6 +28,13 @@ struct ScanOptions {
   bool skip_binary = false;           // a NUL in the first 8 KiB: report binary, search nothing
   size_t max_long_lines = 100;        // long lines listed by number (all are counted)
   size_t max_long_offsets = 100;      // occurrences in long lines listed by offset (all counted)
+  // Matching lines are only counted (no context, no max_matches): the sink hears of none
+  // found in the buffer, `found` counts them, and with a matcher of several patterns searched
+  // one by one (Matcher::parts) each is run over the buffer on its own, adding the lines it
+  // matches to pattern_counts[i] (when given; one per pattern). Lines past the cap and, with
+  // any other matcher of several patterns, every line still go to the sink as before.
+  bool count_only = false;
+  uint64_t* pattern_counts = nullptr;
 };
 
 struct LineEvent {

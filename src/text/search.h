@@ -65,6 +65,14 @@ class Matcher {
   // A matcher of several patterns (any_of.h): the indices of the patterns that matched in the
   // line of the last spans() call, ascending. Null for a matcher of one pattern.
   virtual const std::vector<uint32_t>* patterns() const { return nullptr; }
+  // A matcher of a few patterns searched one by one (any_of.h, without a set): how many, and
+  // each, so that lines only counted are counted pattern by pattern, each over the buffer on
+  // its own (Scanner). 0 for any other matcher.
+  virtual size_t parts() const { return 0; }
+  virtual const Matcher& part(size_t i) const {
+    (void)i;
+    return *this;
+  }
   // Whether first_in() can say where in a piece a match is (not only whether one starts
   // there): then each occurrence in a long line is found, not just the first.
   virtual bool positions() const { return false; }

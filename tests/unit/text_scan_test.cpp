@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "text/any_of.h"
 #include "text/scan.h"
 
 namespace {
@@ -274,6 +275,63 @@ TEST(Scanner, AgreesWithTheReference) {
   EXPECT_GT(with_long, 100);
   EXPECT_GT(with_offsets, 100);
   EXPECT_GT(with_context, 300);
+}
+
+// Lines only counted (ScanOptions::count_only) give the counts the lines themselves give:
+// matching lines, and with several patterns the lines each one matched, over the same hostile
+// files (a BOM, CRLF, NUL, lines past the cap, chunks down to one byte).
+TEST(Scanner, CountingOnlyAgreesWithTheLines) {
+  std::mt19937 rng(20261203);
+  const char* needles[] = {"ab", "a", "Ab", "b a", "aa\r", "_ab", "", "aa", "B"};
+  int with_several = 0, matched = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t n = 1 + rng() % 4;
+    std::vector<std::unique_ptr<text::Matcher>> parts;
+    std::string what = "round " + std::to_string(round) + ":";
+    for (size_t i = 0; i < n; ++i) {
+      const std::string needle = needles[rng() % 9];
+      const bool icase = rng() % 3 == 0, word = rng() % 3 == 0;
+      parts.push_back(text::literal_matcher(needle, icase, word));
+      what += " '" + needle + "' " + std::to_string(icase) + std::to_string(word);
+    }
+    std::unique_ptr<text::Matcher> m =
+        n == 1 && rng() % 2 ? std::move(parts[0]) : text::any_of(std::move(parts));
+    const size_t counted = m->patterns() ? n : 0;
+    const std::string file = random_file(rng, needles[rng() % 9]);
+    text::ScanOptions o;
+    o.chunk = 1 + rng() % 64;
+    o.max_line = rng() % 4 == 0 ? 1 + rng() % 40 : 1 << 20;
+    text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+      if (off >= file.size()) return 0;
+      size_t k = std::min<size_t>(len, file.size() - off);
+      std::memcpy(buf, file.data() + off, k);
+      return static_cast<long long>(k);
+    };
+    auto run = [&](bool count_only, std::vector<uint64_t>& per) {
+      per.assign(counted, 0);
+      o.count_only = count_only;
+      o.pattern_counts = count_only && counted ? per.data() : nullptr;
+      text::LineSink sink = [&](const LineEvent& e) {
+        if (e.kind == LineEvent::Kind::Match && e.patterns)
+          for (uint32_t i : *e.patterns) ++per[i];
+        return true;
+      };
+      text::ScanBuffer buffer;
+      return text::scan(*m, o, read, sink, buffer);
+    };
+    std::vector<uint64_t> lines_per, counts_per;
+    const text::ScanResult lines = run(false, lines_per);
+    const text::ScanResult counts = run(true, counts_per);
+    what += " chunk " + std::to_string(o.chunk) + " cap " + std::to_string(o.max_line);
+    ASSERT_EQ(counts.found, lines.found) << what;
+    ASSERT_EQ(counts_per, lines_per) << what;
+    ASSERT_EQ(counts.long_count, lines.long_count) << what;
+    ASSERT_EQ(counts.long_occurrences, lines.long_occurrences) << what;
+    with_several += counted > 1 && lines.found > 0;
+    matched += lines.found > 0;
+  }
+  EXPECT_GT(with_several, 500);
+  EXPECT_GT(matched, 1500);
 }
 
 TEST(Scanner, BinaryProbeAndSkip) {

@@ -59,6 +59,8 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   so.max_matches = cfg.lines() ? cfg.limit : cfg.mode == Mode::Files ? 1 : UINT64_MAX;
   so.skip_binary = !s.named;
   if (cfg.pattern_counts()) s.pattern_counts.assign(a.patterns.size(), 0);
+  so.count_only = cfg.mode == Mode::Count;
+  if (so.count_only && !s.pattern_counts.empty()) so.pattern_counts = s.pattern_counts.data();
 
   auto add = [&](const text::LineEvent& ev, const std::string* witness) {
     const size_t begin = piece.bytes.size();
