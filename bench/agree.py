@@ -5,8 +5,8 @@ very command lines the benchmark times (a timing of two commands that disagree m
     agree.py KIND TACK_OUT INCUMBENT_OUT [--single]
 
 TACK_OUT is the tool's NDJSON or --format text output; INCUMBENT_OUT the incumbent's. KIND:
-  paths   list against find / fd | fzf: the same set of paths (find's "./" and the text mode's
-          trailing "/" set aside; "." itself is not an entry)
+  paths   list against find / fd | fzf: the same set of paths (find's "./", and the text mode's
+          trailing "/" and a link's " -> TARGET", set aside; "." itself is not an entry)
   lines   seek against rg -n: the same (path, line) pairs (--single: one file was searched, so
           rg wrote no path; line numbers only)
   counts  seek -c against rg -c: the same (path, count) pairs
@@ -53,6 +53,8 @@ def tack_items(text, kind, single):
             continue
         if kind == "lines" and single:
             ln = ln.split(":", 1)[1]
+        if kind == "paths" and " -> " in ln:  # a link, with its target (no name here has one)
+            ln = ln.split(" -> ", 1)[0]
         out.append(ln)
     return incumbent_items("\n".join(out), kind, single)
 
