@@ -346,22 +346,28 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
   }
 }
 
-// Lines only counted: each candidate `m` finds is confirmed on its line as shown, and the
-// search goes on from the next line; `counted` is given the end of each line that matches.
+// Lines only counted: each candidate `m` finds is confirmed on its line as shown (unless
+// every one is a match: Matcher::exact), and the search goes on from the next line; `counted`
+// is given the end of each line that matches.
 template <typename F>
 void Scanner::count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted) {
   const std::string_view view(data(), static_cast<size_t>(to - base_));
+  const bool exact = m.exact();
   for (uint64_t p = from; p < to && !stop_;) {
     const size_t h = m.find(view, static_cast<size_t>(p - base_));
     if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return;
     const uint64_t hit = base_ + h;
-    const void* nl = hit > p ? memrchr(at(p), '\n', static_cast<size_t>(hit - p)) : nullptr;
-    const uint64_t ls = nl ? off_of(nl) + 1 : p;
     const void* end = std::memchr(at(hit), '\n', static_cast<size_t>(to - hit));
     const uint64_t le = end ? off_of(end) : to;
-    uint64_t so, sl;
-    shown({0, ls, le - ls, false}, so, sl);
-    if (m.matches(std::string_view(at(so), static_cast<size_t>(sl)))) counted(le);
+    if (exact) {
+      counted(le);
+    } else {
+      const void* nl = hit > p ? memrchr(at(p), '\n', static_cast<size_t>(hit - p)) : nullptr;
+      const uint64_t ls = nl ? off_of(nl) + 1 : p;
+      uint64_t so, sl;
+      shown({0, ls, le - ls, false}, so, sl);
+      if (m.matches(std::string_view(at(so), static_cast<size_t>(sl)))) counted(le);
+    }
     p = le + 1;
   }
 }

@@ -101,6 +101,9 @@ class LiteralMatcher final : public Matcher {
   }
 
   bool line_by_line(bool) const override { return false; }
+  bool exact() const override {
+    return !word_ && !needle_.empty() && needle_.find_first_of("\r\n") == std::string::npos;
+  }
   bool matches(std::string_view line) const override {
     return probe(line, 0, line.size(), true, true);
   }

@@ -69,6 +69,9 @@ class Matcher {
   // each, so that lines only counted are counted pattern by pattern, each over the buffer on
   // its own (Scanner). 0 for any other matcher.
   virtual size_t parts() const { return 0; }
+  // Whether every position find() returns starts a match that lies within its line as shown
+  // (a literal without --word that holds no '\r' or '\n'): a count need not confirm it.
+  virtual bool exact() const { return false; }
   virtual const Matcher& part(size_t i) const {
     (void)i;
     return *this;
