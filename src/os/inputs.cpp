@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 #include <utility>
@@ -95,20 +96,14 @@ bool Inputs::next(Input& out) {
 
 namespace {
 
-// pread until `len` bytes, the end, or `size` (when not 0) is reached; from `got` on.
+// [off, off + len) into buf, from `got` on: to the end, or with `size` (not 0) only up to it,
+// so that a file read to the size fstat gave needs no read that finds its end.
 long long read_on(int fd, uint64_t size, char* buf, size_t len, uint64_t off, size_t got) {
-  if (got > 0 && size > 0 && off + got >= size) return static_cast<long long>(got);
-  while (got < len) {
-    ssize_t n = pread(fd, buf + got, len - got, static_cast<off_t>(off + got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -static_cast<long long>(errno);
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-    if (size > 0 && off + got >= size) break;
-  }
-  return static_cast<long long>(got);
+  size_t want = len;
+  if (size > 0 && off + got >= size && got > 0) return static_cast<long long>(got);
+  if (size > 0 && off < size) want = static_cast<size_t>(std::min<uint64_t>(len, size - off));
+  const long long n = pread_full(fd, buf + got, want - got, off + got);
+  return n < 0 ? n : static_cast<long long>(got) + n;
 }
 
 }  // namespace

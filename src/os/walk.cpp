@@ -347,8 +347,8 @@ int open_entry(const Entry& e) {
 }
 
 int open_entry(const Entry& e, struct stat& st) {
-  int fd = retry_openat(e.parent->get(), e.name.c_str(), kFileFlags);
-  if (fd < 0) return -errno;
+  const int fd = open_entry(e);
+  if (fd < 0) return fd;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);

@@ -59,6 +59,7 @@ class Scanner {
   std::string_view text_of(uint64_t off, uint64_t len);
 
   void search_region(uint64_t from, uint64_t to);
+  uint64_t next_hit(const Matcher& m, uint64_t p, uint64_t to);
   void count_region(uint64_t from, uint64_t to);
   template <typename F>
   void count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted);
@@ -306,6 +307,16 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
   }
 }
 
+// Where `m` finds a candidate in the region's lines [p, to), as a file offset; UINT64_MAX for
+// none. A hit at `to` itself is an empty match at the end of a last line without '\n'; after
+// a '\n' it would belong to the next line, which the next region holds.
+uint64_t Scanner::next_hit(const Matcher& m, uint64_t p, uint64_t to) {
+  const std::string_view view(data(), static_cast<size_t>(to - base_));
+  const size_t h = m.find(view, static_cast<size_t>(p - base_));
+  if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return UINT64_MAX;
+  return base_ + h;
+}
+
 void Scanner::search_region(uint64_t from, uint64_t to) {
   m_.forget();  // the buffer has changed since the last region
   uint64_t p = from;
@@ -331,13 +342,9 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
     }
     return;
   }
-  const std::string_view view(data(), static_cast<size_t>(to - base_));
   while (p < to && !stop_) {
-    const size_t h = m_.find(view, static_cast<size_t>(p - base_));
-    // A hit at `to` itself is an empty match at the end of a last line without '\n'; after
-    // a '\n' it would belong to the next line, which the next region holds.
-    if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return;
-    const uint64_t hit = base_ + h;
+    const uint64_t hit = next_hit(m_, p, to);
+    if (hit == UINT64_MAX) return;
     const void* nl = hit > p ? memrchr(at(p), '\n', static_cast<size_t>(hit - p)) : nullptr;
     const uint64_t ls = nl ? off_of(nl) + 1 : p;
     const uint64_t le = line_end(hit);
@@ -351,12 +358,10 @@ void Scanner::search_region(uint64_t from, uint64_t to) {
 // is given the end of each line that matches.
 template <typename F>
 void Scanner::count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted) {
-  const std::string_view view(data(), static_cast<size_t>(to - base_));
   const bool exact = m.exact();
   for (uint64_t p = from; p < to && !stop_;) {
-    const size_t h = m.find(view, static_cast<size_t>(p - base_));
-    if (h == npos || base_ + h > to || (base_ + h == to && *at(to - 1) == '\n')) return;
-    const uint64_t hit = base_ + h;
+    const uint64_t hit = next_hit(m, p, to);
+    if (hit == UINT64_MAX) return;
     const void* end = std::memchr(at(hit), '\n', static_cast<size_t>(to - hit));
     const uint64_t le = end ? off_of(end) : to;
     if (exact) {
