@@ -299,7 +299,7 @@ Json run(const Args& a, contract::Context& ctx) {
                      {"seccomp", sockets_filtered},
                      {"network", network},
                      {"writable", std::move(w.writable)},
-                     {"cgroup", !cgroup.join_fds().empty()},
+                     {"cgroup", cgroup.made()},
                      {"pids_max", cgroup.pids_max() ? Json(*cgroup.pids_max()) : Json()},
                      {"read_only", a.read_only}})},
   });

@@ -8,6 +8,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -261,13 +262,25 @@ void Cgroup::make(uint64_t pids_max) {
     int dfd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     bool v2 = faccessat(dfd, "cgroup.kill", F_OK, 0) == 0;
     bool limited = write_text(dfd, "pids.max", std::to_string(pids_max));
-    int procs = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-    close(dfd);
+    // Moving a process between cgroups (writing its pid to cgroup.procs) takes the kernel's
+    // threadgroup lock for writing, which waits for an RCU grace period: 10-20 ms on a start
+    // that follows no other. v2: the child is created inside instead (clone3 with
+    // CLONE_INTO_CGROUP; cgroup.procs kept for kernels without it). v1: the child writes
+    // "tasks", which moves the writing thread alone, without that lock; it is single-threaded,
+    // so that is the whole process.
+    int procs = openat(dfd, v2 ? "cgroup.procs" : "tasks", O_WRONLY | O_CLOEXEC);
     if (procs < 0) {
+      close(dfd);
       rmdir(dir.c_str());
       continue;
     }
-    join_.push_back(procs);
+    if (v2) {
+      v2_dir_ = dfd;
+      v2_procs_ = procs;
+    } else {
+      close(dfd);
+      join_.push_back(procs);
+    }
     if (limited) pids_max_ = pids_max;
     (v2 ? v2_ : v1_pids_) = dir;
   }
@@ -283,6 +296,8 @@ bool Cgroup::kill() const {
 
 Cgroup::~Cgroup() {
   for (int fd : join_) close(fd);
+  for (int fd : {v2_dir_, v2_procs_})
+    if (fd >= 0) close(fd);
   // A cgroup empties when its last task is reaped; the removal waits a moment for that.
   for (const std::string* dir : {&v2_, &v1_pids_}) {
     if (dir->empty()) continue;
@@ -310,9 +325,17 @@ struct ChildReport {
   _exit(127);
 }
 
+// Joins the cgroups a child was not created in (see Spawn::join and Spawn::cgroup_procs).
+bool join_cgroups(const Spawn& s, bool created_inside) {
+  for (int fd : s.join)
+    if (write(fd, "0", 1) != 1) return false;
+  return created_inside || s.cgroup_procs < 0 || write(s.cgroup_procs, "0", 1) == 1;
+}
+
 // The program's side of the fork, up to its exec. `parent`: the pid its parent has as the
-// program sees it (1 beneath a namespace's init); `join`: whether it joins the cgroup itself.
-[[noreturn]] void child(const Spawn& s, pid_t parent, int report, bool join) {
+// program sees it (1 beneath a namespace's init); `join`: whether it joins the cgroups itself;
+// `inside`: whether it was created in the v2 one.
+[[noreturn]] void child(const Spawn& s, pid_t parent, int report, bool join, bool inside) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -321,9 +344,7 @@ struct ChildReport {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // the supervisor is already gone
-  if (join)
-    for (int fd : s.join)
-      if (write(fd, "0", 1) != 1) child_fail(report, 1);
+  if (join && !join_cgroups(s, inside)) child_fail(report, 1);
   // Out of the way of 0-2 first, so no dup2 below overwrites a descriptor still in use (with
   // the supervisor's own 0 closed, any of them may have been given number 0).
   report = fcntl(report, F_DUPFD_CLOEXEC, 10);
@@ -369,7 +390,7 @@ struct ChildReport {
 // its child, passes the program's wait status on, and reaps what the namespace orphans until
 // nothing is left. As the namespace's init it gets no signal from outside but SIGKILL and
 // SIGSTOP (it sets no handler), and none at all from inside.
-[[noreturn]] void ns_init(const Spawn& s, int report, int status) {
+[[noreturn]] void ns_init(const Spawn& s, int report, int status, bool inside) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -382,11 +403,10 @@ struct ChildReport {
   pollfd alive{report, POLLOUT, 0};
   if (poll(&alive, 1, 0) == 1 && (alive.revents & (POLLERR | POLLHUP))) _exit(127);
   prctl(PR_SET_DUMPABLE, 0);  // the program (the same user) cannot reach into it
-  for (int fd : s.join)
-    if (write(fd, "0", 1) != 1) child_fail(report, 1);
+  if (!join_cgroups(s, inside)) child_fail(report, 1);
   pid_t program = fork();
   if (program < 0) child_fail(report, 0);
-  if (program == 0) child(s, 1, report, false);
+  if (program == 0) child(s, 1, report, false, inside);
   // Only the status pipe stays open here: the program's streams close when it and what it
   // started are done, and the report pipe when the program execs.
   if (status > 0) syscall(SYS_close_range, 0u, static_cast<unsigned>(status - 1), 0u);
@@ -412,12 +432,27 @@ bool have_cap_sys_admin() {
   return data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
 }
 
-// clone(2) as fork(2), into a new PID namespace (and a new user namespace without
-// CAP_SYS_ADMIN, whose creator has every capability in it). -1 where the kernel refuses.
+// A new PID namespace (and a new user namespace without CAP_SYS_ADMIN, whose creator has
+// every capability in it).
+unsigned long pid_namespace_flags() {
+  return have_cap_sys_admin() ? CLONE_NEWPID : CLONE_NEWPID | CLONE_NEWUSER;
+}
+
+// clone(2) as fork(2), into a new PID namespace. -1 where the kernel refuses.
 pid_t fork_into_pid_namespace() {
-  unsigned long flags = CLONE_NEWPID | SIGCHLD;
-  if (!have_cap_sys_admin()) flags |= CLONE_NEWUSER;
-  return static_cast<pid_t>(syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  return static_cast<pid_t>(
+      syscall(SYS_clone, pid_namespace_flags() | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+}
+
+// clone3(2) as fork(2) (with `flags`: a namespace's), the child created in the v2 cgroup whose
+// directory is `dir`: nothing is moved, so nothing waits for the kernel's grace period. -1
+// where the kernel cannot (no clone3 or CLONE_INTO_CGROUP before 5.7) or refuses the cgroup.
+pid_t fork_into_cgroup(unsigned long flags, int dir) {
+  clone_args args{};
+  args.flags = flags | CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = static_cast<uint64_t>(dir);
+  return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
 }
 
 }  // namespace
@@ -441,15 +476,18 @@ std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
   }
   const pid_t parent = getpid();
   pid_t pid = -1;
+  bool inside = false;  // created in the v2 cgroup
   if (s.pid_namespace) {
-    pid = fork_into_pid_namespace();
-    if (pid == 0) ns_init(s, report[1], status[1]);
+    if (s.cgroup_dir >= 0) inside = (pid = fork_into_cgroup(pid_namespace_flags(), s.cgroup_dir)) >= 0;
+    if (pid < 0) pid = fork_into_pid_namespace();
+    if (pid == 0) ns_init(s, report[1], status[1], inside);
     if (pid < 0) {  // no namespace here: the program is a child of this process, as without
       close(status[0]);
       close(status[1]);
       status[0] = status[1] = -1;
     }
   }
+  if (pid < 0 && s.cgroup_dir >= 0) inside = (pid = fork_into_cgroup(0, s.cgroup_dir)) >= 0;
   if (pid < 0) pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -457,7 +495,7 @@ std::optional<SpawnError> spawn(const Spawn& s, Spawned& out) {
       if (fd >= 0) close(fd);
     return SpawnError{"fork", e};
   }
-  if (pid == 0) child(s, parent, report[1], true);
+  if (pid == 0) child(s, parent, report[1], true, inside);
   close(report[1]);
   if (status[1] >= 0) close(status[1]);
   ChildReport r{};

@@ -46,8 +46,13 @@ class Cgroup {
   void make(uint64_t pids_max);
   size_t stale_killed() const { return stale_killed_; }
   std::span<const pid_t> stale_owners() const { return stale_owners_; }
-  // Descriptors of cgroup.procs to write "0" into from the child, before it execs.
+  // Descriptors to write "0" into from the child, before it execs: v1's tasks files.
   std::span<const int> join_fds() const { return join_; }
+  // The v2 cgroup: its directory, which the child is created in (clone3 CLONE_INTO_CGROUP),
+  // and its cgroup.procs, written instead where the kernel cannot create into it. -1 if none.
+  int v2_dir_fd() const { return v2_dir_; }
+  int v2_procs_fd() const { return v2_procs_; }
+  bool made() const { return !join_.empty() || v2_dir_ >= 0; }
   bool killable() const { return !v2_.empty(); }  // cgroup.kill exists
   std::optional<uint64_t> pids_max() const { return pids_max_; }
   // Kills every process in the v2 cgroup at once (cgroup.kill); false where there is none.
@@ -58,6 +63,7 @@ class Cgroup {
  private:
   std::string v2_, v1_pids_;
   std::vector<int> join_;
+  int v2_dir_ = -1, v2_procs_ = -1;
   std::optional<uint64_t> pids_max_;
   size_t stale_killed_ = 0;
   std::vector<pid_t> stale_owners_;
@@ -72,7 +78,10 @@ struct Spawn {
   int in = -1, out = -1, err = -1;  // become 0, 1, 2
   int cwd = -1;
   int ruleset = -1;           // a Landlock ruleset to restrict the child to, or -1
-  std::span<const int> join;  // cgroup.procs descriptors
+  std::span<const int> join;  // descriptors the child writes "0" into (Cgroup::join_fds)
+  // A v2 cgroup the child is created in (Cgroup::v2_dir_fd), and its cgroup.procs, which the
+  // child writes instead where the kernel cannot create into a cgroup (before Linux 5.7).
+  int cgroup_dir = -1, cgroup_procs = -1;
   bool drop_capabilities = true;
   uint64_t nproc = 0;                     // RLIMIT_NPROC for the child (0: unchanged)
   std::span<const unsigned char> filter;  // a seccomp program (sock_filter bytes) to add

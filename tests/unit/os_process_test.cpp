@@ -346,12 +346,14 @@ TEST(OsProcess, CgroupLimitsProcessesWhereOneCanBeMade) {
   if (os::Cgroup::parents().empty()) GTEST_SKIP() << "no writable cgroup here";
   os::Cgroup cg;
   cg.make(5);
-  ASSERT_FALSE(cg.join_fds().empty());
+  ASSERT_TRUE(cg.made());
   if (!cg.pids_max()) GTEST_SKIP() << "no pids controller";
   auto fds = cg.join_fds();
+  int v2 = cg.v2_procs_fd();
   int code = in_helper([&] {
     for (int fd : fds)
       if (write(fd, "0", 1) != 1) return 10;
+    if (v2 >= 0 && write(v2, "0", 1) != 1) return 10;
     int made = 0;
     for (int i = 0; i < 20; ++i) {
       pid_t p = fork();
@@ -362,6 +364,67 @@ TEST(OsProcess, CgroupLimitsProcessesWhereOneCanBeMade) {
     return made;
   });
   EXPECT_EQ(code, 4);  // the helper itself is the fifth
+}
+
+// The program lands in a v2 cgroup by being created there (clone3, CLONE_INTO_CGROUP), with
+// or without a PID namespace: its cgroup.procs is never written (here a pipe stands in for it,
+// and stays empty). Where the kernel cannot create into the directory (not a cgroup's here),
+// the child writes cgroup.procs instead and lands there all the same.
+TEST(OsProcess, SpawnCreatesTheProgramInsideAV2Cgroup) {
+  std::string self;
+  {
+    int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+    char buf[4096];
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+    if (fd >= 0) close(fd);
+    std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    size_t at = text.rfind("0::");
+    if (at == std::string::npos || (at != 0 && text[at - 1] != '\n'))
+      GTEST_SKIP() << "no v2 hierarchy";
+    self = text.substr(at + 3, text.find('\n', at) - at - 3);
+  }
+  std::string top = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+                        ? "/sys/fs/cgroup"
+                        : "/sys/fs/cgroup/unified";
+  const std::string rel = (self == "/" ? "" : self) + "/tack-unit." + std::to_string(getpid());
+  const std::string dir = top + rel;
+  if (mkdir(dir.c_str(), 0700) != 0) GTEST_SKIP() << "no v2 cgroup can be made here";
+  int dfd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int procs = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+  int not_cgroup = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(procs, 0);
+  for (bool ns : {false, true}) {
+    if (ns && !os::pid_namespace_available()) continue;
+    for (bool created : {true, false}) {
+      Pipe out, witness;
+      int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      const char* argv[] = {"sh", "-c", "cat /proc/self/cgroup", nullptr};
+      const char* envp[] = {"PATH=/usr/bin:/bin", nullptr};
+      os::Spawn s = shell(argv, envp, null, out.w, out.w, not_cgroup);
+      s.pid_namespace = ns;
+      s.cgroup_dir = created ? dfd : not_cgroup;
+      s.cgroup_procs = created ? witness.w : procs;
+      os::Spawned child;
+      ASSERT_FALSE(os::spawn(s, child));
+      std::string text = out.drain();
+      if (child.status_fd >= 0) {
+        int st = 0;
+        EXPECT_EQ(read(child.status_fd, &st, sizeof st), static_cast<ssize_t>(sizeof st));
+        close(child.status_fd);
+      }
+      waitpid(child.pid, nullptr, 0);
+      if (child.pidfd >= 0) close(child.pidfd);
+      EXPECT_NE(text.find("0::" + rel + "\n"), std::string::npos)
+          << "namespace " << ns << ", created " << created << ": " << text;
+      EXPECT_EQ(witness.drain(), "") << "namespace " << ns;
+      close(null);
+    }
+  }
+  close(procs);
+  close(dfd);
+  close(not_cgroup);
+  for (int i = 0; i < 200 && rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i)
+    std::this_thread::sleep_for(1ms);
 }
 
 TEST(OsProcess, SignalNames) {

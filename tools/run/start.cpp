@@ -117,6 +117,8 @@ bool start_and_watch(const Launch& l, contract::Context& ctx, Watched& w) {
                .cwd = cwd,
                .ruleset = rules.fd,
                .join = cgroup.join_fds(),
+               .cgroup_dir = cgroup.v2_dir_fd(),
+               .cgroup_procs = cgroup.v2_procs_fd(),
                .drop_capabilities = true,
                .nproc = 0,
                .filter = {},
