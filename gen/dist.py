@@ -20,17 +20,41 @@ import tackinfo
 import tools_json
 
 
+# What the source tree is made of (what a build adds, build/ and caches, is not looked at).
+SOURCES = ["CMakeLists.txt", "Makefile", "README.md", "demo", "gen", "launcher", "mcp", "schemas",
+           "src", "tools"]
+
+
+def tree_date(top):
+    """The newest modification time of the tree's sources: an unpacked `git archive` has its
+    commit's time on every file, a copied tree its files' own."""
+    newest = 0
+    for name in SOURCES:
+        path = os.path.join(top, name)
+        if os.path.isfile(path):
+            newest = max(newest, int(os.lstat(path).st_mtime))
+        for root, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+            for f in files:
+                newest = max(newest, int(os.lstat(os.path.join(root, f)).st_mtime))
+    return newest
+
+
 def source_date():
-    """SOURCE_DATE_EPOCH, else the last commit's time, else 0: a page's date is reproducible."""
+    """SOURCE_DATE_EPOCH, else the last commit's time, else (a tree without its history) the
+    newest of its sources' times: a page's date is reproducible, and never 1970 (lintian
+    refuses a package of files that old)."""
     if os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
         return int(os.environ["SOURCE_DATE_EPOCH"])
-    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
-        r = subprocess.run(["git", "-C", here, "log", "-1", "--format=%ct"], capture_output=True,
+        r = subprocess.run(["git", "-C", top, "log", "-1", "--format=%ct"], capture_output=True,
                            text=True, check=False)
-    except OSError:  # no git on this machine (the tree copied or unpacked): no commit to ask
-        return 0
-    return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else 0
+        if r.returncode == 0 and r.stdout.strip().isdigit():
+            return int(r.stdout.strip())
+    except OSError:  # no git on this machine
+        pass
+    return tree_date(top)
 
 
 def main():

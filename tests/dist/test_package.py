@@ -409,3 +409,27 @@ def test_make_install_honours_prefix_and_destdir(tmp_path):
     programs_dir_is_beneath(top, top / "lib" / "tack" / "bin" / "run")
     page = (top / "share" / "man" / "man1" / "tack-run.1").read_text()
     assert "/opt/tack/libexec/tack/programs" in page and str(dest) not in page
+
+
+def test_a_tree_without_its_history_is_dated_by_its_sources(tmp_path):
+    """An unpacked tarball has no commit to ask: the package takes its sources' newest time
+    (git archive stamps every file with its commit's), never 0 (lintian refuses 1970)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "gen", tree / "gen", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("CMakeLists.txt", "Makefile"):
+        shutil.copy(REPO / name, tree / name)
+    (tree / "src").mkdir()
+    (tree / "src" / "newest.cpp").write_text("")
+    for path in [tree / "CMakeLists.txt", tree / "Makefile", *tree.rglob("*")]:
+        os.utime(path, (1_700_000_000, 1_700_000_000), follow_symlinks=False)
+    os.utime(tree / "src" / "newest.cpp", (1_750_000_000, 1_750_000_000))
+    # what the build adds is not a source: a cache, a build tree
+    (tree / "gen" / "__pycache__").mkdir()
+    (tree / "gen" / "__pycache__" / "x.pyc").write_text("")
+    (tree / "build").mkdir()
+    (tree / "build" / "later").write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    r = sh(["/usr/bin/python3", "-B", "-c", "import dist; print(dist.source_date())"],
+           cwd=tree / "gen", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "1750000000"
