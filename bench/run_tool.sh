@@ -12,7 +12,12 @@
 #     against timeout's 1.8); after a pause every start paid it (p50 16.3 ms against 3.3,
 #     4.9x). The program now joins a v1 cgroup through "tasks" (its one thread, moved without
 #     that lock) and is created inside a v2 one (clone3, CLONE_INTO_CGROUP): after a pause,
-#     p50 5.0 ms against 3.2.
+#     p50 4.5 ms against 2.9. Then the end: nine runs in ten read every process's stat in
+#     /proc (perf stat: 96 opens a run), finding the namespace's init still on its way out;
+#     the supervisor now gives it a moment (cut short by its pidfd) before any scan: 25 opens
+#     a run. Alternating (100 runs back to back, 40 after a pause, p50): 3.27 -> 3.28 -> 2.41
+#     ms back to back (timeout 2.07), 14.77 -> 4.52 -> 3.59 ms after a pause (timeout 2.91);
+#     this script: 1.49x and 1.46x.
 #  2. Throughput: a program writing 64 MiB to standard output, through run (JSON: kept, checked
 #     as UTF-8, escaped; text: passed through) against the same program into a pipe. Goal <= 1.3x
 #     (JSON <= 1.5x first). JSON keeps each stream ready as it arrives (os/kept: read straight

@@ -44,6 +44,14 @@ int Watch::namespaced_status() {
 }
 
 size_t Watch::end_tree() {
+  // The program is done and its namespace's init, which leaves by itself once nothing else is
+  // left in the namespace, is usually on its way out: a moment for that (cut short by its
+  // pidfd) spares the sweep its scan of /proc, a read of every process's stat (at the end of
+  // nine runs in ten before). Whatever the program left running is found 2 ms later.
+  if (child_done && ns_init > 0 && child.pidfd >= 0) {
+    pollfd init{child.pidfd, POLLIN, 0};
+    poll(&init, 1, 2);
+  }
   return child.status_fd >= 0 || ns_init > 0
              ? end_descendants(grace, -1, nullptr, child.pid, child.pidfd)
              : end_descendants(grace);
