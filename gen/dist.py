@@ -11,6 +11,7 @@ zsh/vendor-completions/_tack (zsh/site-functions/_tack outside /usr), fish/vendo
 tack.fish, tack/skills/TOOL/SKILL.md and tack/skills/tack/SKILL.md, tack/tools.json.
 """
 
+import functools
 import os
 import subprocess
 
@@ -40,6 +41,7 @@ def tree_date(top):
     return newest
 
 
+@functools.cache  # asked for by every date in the package: one answer per build
 def source_date():
     """SOURCE_DATE_EPOCH, else the last commit's time, else (a tree without its history) the
     newest of its sources' times: a page's date is reproducible, and never 1970 (lintian

@@ -52,7 +52,7 @@ class Cgroup {
   // and its cgroup.procs, written instead where the kernel cannot create into it. -1 if none.
   int v2_dir_fd() const { return v2_dir_; }
   int v2_procs_fd() const { return v2_procs_; }
-  bool made() const { return !join_.empty() || v2_dir_ >= 0; }
+  bool made() const { return !v2_.empty() || !v1_pids_.empty(); }
   bool killable() const { return !v2_.empty(); }  // cgroup.kill exists
   std::optional<uint64_t> pids_max() const { return pids_max_; }
   // Kills every process in the v2 cgroup at once (cgroup.kill); false where there is none.

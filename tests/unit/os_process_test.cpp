@@ -371,23 +371,13 @@ TEST(OsProcess, CgroupLimitsProcessesWhereOneCanBeMade) {
 // and stays empty). Where the kernel cannot create into the directory (not a cgroup's here),
 // the child writes cgroup.procs instead and lands there all the same.
 TEST(OsProcess, SpawnCreatesTheProgramInsideAV2Cgroup) {
-  std::string self;
-  {
-    int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-    char buf[4096];
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
-    if (fd >= 0) close(fd);
-    std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
-    size_t at = text.rfind("0::");
-    if (at == std::string::npos || (at != 0 && text[at - 1] != '\n'))
-      GTEST_SKIP() << "no v2 hierarchy";
-    self = text.substr(at + 3, text.find('\n', at) - at - 3);
-  }
-  std::string top = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
-                        ? "/sys/fs/cgroup"
-                        : "/sys/fs/cgroup/unified";
-  const std::string rel = (self == "/" ? "" : self) + "/tack-unit." + std::to_string(getpid());
-  const std::string dir = top + rel;
+  // This process's v2 cgroup, among the writable ones run makes its cgroups beneath.
+  std::string parent;
+  for (const std::string& p : os::Cgroup::parents())
+    if (access((p + "/cgroup.controllers").c_str(), F_OK) == 0) parent = p;
+  if (parent.empty()) GTEST_SKIP() << "no writable v2 cgroup here";
+  const std::string name = "/tack-unit." + std::to_string(getpid());
+  const std::string dir = parent + name;
   if (mkdir(dir.c_str(), 0700) != 0) GTEST_SKIP() << "no v2 cgroup can be made here";
   int dfd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   int procs = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
@@ -414,7 +404,11 @@ TEST(OsProcess, SpawnCreatesTheProgramInsideAV2Cgroup) {
       }
       waitpid(child.pid, nullptr, 0);
       if (child.pidfd >= 0) close(child.pidfd);
-      EXPECT_NE(text.find("0::" + rel + "\n"), std::string::npos)
+      // the v2 line, "0::PATH", names the cgroup made here
+      const size_t v2 = text.rfind("0::");
+      const size_t eol = text.find('\n', v2);
+      EXPECT_TRUE(v2 != std::string::npos && eol != std::string::npos &&
+                  text.substr(v2, eol - v2).ends_with(name))
           << "namespace " << ns << ", created " << created << ": " << text;
       EXPECT_EQ(witness.drain(), "") << "namespace " << ns;
       close(null);
