@@ -17,7 +17,12 @@
 //    directories made by a call that then fails are removed again (best effort).
 //  * The content is held in memory (--max-bytes, ceiling 256 MiB), and so is the file it
 //    replaces when it is no larger, for the diff; a larger one is hashed in chunks and diff is
-//    null. Each is read once, hashed as it arrives, into huge-page buffers (mem::Bytes).
+//    null. Each is read once into huge-page buffers (mem::Bytes); a file is hashed on a
+//    second thread once read (a pipe's content as it arrives; an old file too large to keep,
+//    piece by piece), so that on two cores the content's hash overlaps the temporary file's
+//    writing and the old file's hash (and the journal's comparison with a blob of it) the
+//    diff. The precondition is judged once both are known; the diff is then thrown away if
+//    it fails.
 //  * The temporary file is written (and its writeback started) before the file it replaces is
 //    read, and fsynced on a second thread while the diff is computed, so the device and the
 //    CPU work at the same time; it is renamed only after both.
@@ -35,6 +40,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
@@ -221,17 +227,23 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The content, from stdin or --content-file, at most max_bytes of it, and its hash (computed
-// piece by piece as it is read, while each piece is still in the cache).
+// The content, from stdin or --content-file, at most max_bytes of it, and its hash: a pipe's
+// computed piece by piece as it is read, while each piece is still in the cache; a file's on a
+// second thread once it is read (os::sha256_later), while the call goes on to the file it
+// replaces.
 struct Content {
-  mem::Bytes bytes;
-  std::string sha256;
+  mem::Bytes bytes;  // declared first: the hashing (which reads them) is joined before they go
+  std::future<std::string> hashing;
+  std::string hex;
+  const std::string& sha256() {
+    if (hashing.valid()) hex = hashing.get();
+    return hex;
+  }
 };
 
 std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   Content content;
   os::Sha hash;
-  auto each = [&](std::string_view piece) { hash.update(piece); };
   std::string source = a.content_file ? *a.content_file : "-";
   auto too_large = [&](uint64_t size, bool exact) {
     ctx.error(writer::too_large({.where = Json::object({{"source", Json::bytes(source)}}),
@@ -252,7 +264,8 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
     auto& f = std::get<os::Opened>(opened);
     uint64_t size = static_cast<uint64_t>(f.st.st_size);
     if (size > a.max_bytes) return too_large(size, true);
-    auto read = os::read_whole(f.fd.get(), *a.content_file, &content.bytes, a.max_bytes, each);
+    auto read = os::read_whole(f.fd.get(), *a.content_file, &content.bytes, a.max_bytes,
+                               [](std::string_view) {});
     if (auto* e = std::get_if<contract::Error>(&read)) {
       ctx.error(std::move(*e));
       return std::nullopt;
@@ -260,7 +273,7 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
     // The file grew while it was read: its size is what the cap is about.
     if (!std::get<os::WholeFile>(read).kept)
       return too_large(std::get<os::WholeFile>(read).bytes, true);
-    content.sha256 = hash.hex();
+    content.hashing = os::sha256_later(content.bytes.view());
     return content;
   }
   // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
@@ -277,7 +290,7 @@ std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
   }
   if (r.total > writer::kMaxBytesCeiling) return too_large(writer::kMaxBytesCeiling, false);
   if (r.total > a.max_bytes) return too_large(r.total, true);
-  content.sha256 = hash.hex();
+  content.hex = hash.hex();
   return content;
 }
 
@@ -310,12 +323,12 @@ Json run(const Args& a, contract::Context& ctx) {
   std::optional<Content> read = read_content(a, ctx);
   if (!read) return nullptr;
   std::string_view content = read->bytes.view();
-  if (a.content_sha256 && os::lower_hex(*a.content_sha256) != read->sha256) {
+  if (a.content_sha256 && os::lower_hex(*a.content_sha256) != read->sha256()) {
     contract::Error e =
         contract::make_error("precondition.content-mismatch",
                              "the content does not hash to --content-sha256; nothing was written.",
                              Json::object({{"expected", os::lower_hex(*a.content_sha256)},
-                                           {"actual_sha256", read->sha256},
+                                           {"actual_sha256", read->sha256()},
                                            {"bytes", content.size()}}));
     e.repair = contract::Repair::none("the content is not what the caller said it is");
     return fail(std::move(e));
@@ -385,7 +398,10 @@ Json run(const Args& a, contract::Context& ctx) {
   };
   const std::string_view given = content;
   mem::Bytes rewritten;
-  std::string after = read->sha256;
+  // The hash of `content`; while `content` is the given bytes, read->sha256() gives it (taken
+  // once the diff is made: a file's content is hashed on a second thread meanwhile).
+  std::string after;
+  bool after_given = true;
   std::pair<text::EolWrite, text::BomWrite> made_as{};
   // Makes `content` the given bytes as `how` settles them, and `after` their hash.
   auto make = [&](std::pair<text::EolWrite, text::BomWrite> how) -> bool {
@@ -393,9 +409,10 @@ Json run(const Args& a, contract::Context& ctx) {
     const text::Rewrite planned = text::rewritten_size(given, how.first, how.second);
     if (!planned.changed) {
       content = given;
-      after = read->sha256;
+      after_given = true;
       return true;
     }
+    after_given = false;
     rewritten.set_size(0);  // a second settling: nothing of the first to keep
     if (!rewritten.reserve(static_cast<size_t>(planned.size))) return false;
     rewritten.set_size(text::rewrite(given, how.first, how.second, rewritten.data()));
@@ -445,20 +462,39 @@ Json run(const Args& a, contract::Context& ctx) {
     if (sure) tmp->sync_ahead();
   }
 
+  uint64_t blob_seen = 0;  // writer::blob_holding() of the old bytes, found beside `before`
+  std::future<std::string> hashing_old;  // `before`, found on a second thread during the diff
   if (old_file) {
-    // Read once: hashed piece by piece as it arrives, and kept for the diff when it is no
-    // larger than --max-bytes.
+    // Read once and kept for the diff when it is no larger than --max-bytes; then hashed on a
+    // second thread while this one diffs. A larger file is hashed piece by piece as it
+    // arrives (and one that grew past the cap while read is hashed again from its start).
+    const bool later = static_cast<uint64_t>(old_file->st.st_size) <= a.max_bytes;
     os::Sha hash;
     auto read_old = os::read_whole(old_file->fd.get(), a.path, &old_bytes, a.max_bytes,
                                    [&](std::string_view piece) {
-                                     hash.update(piece);
+                                     if (!later) hash.update(piece);
                                      old_eols.add(piece);
                                      if (old_head.size() < 3)
                                        old_head += piece.substr(0, 3 - old_head.size());
                                    });
     if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
-    before = hash.hex();
     old_kept = std::get<os::WholeFile>(read_old).kept;
+    if (!later) {
+      before = hash.hex();
+    } else if (old_kept) {
+      // The journal's blob of these bytes, if it has one, is compared with them on that thread
+      // too (stage() then only checks it is still the same file).
+      std::function<void(const std::string&)> probe;
+      if (!a.dry_run && !a.no_journal)
+        probe = [&, view = old_bytes.view()](const std::string& hex) {
+          blob_seen = writer::blob_holding(ctx.root_fd(), hex, view);
+        };
+      hashing_old = os::sha256_later(old_bytes.view(), std::move(probe));
+    } else {
+      auto hashed = os::sha256_fd(old_file->fd.get(), a.path);
+      if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
+      before = std::get<os::Hashed>(hashed).hex;
+    }
     const auto how = settle(old_eols.result() == text::Eol::Crlf, text::has_bom(old_head));
     if (how != made_as) {
       if (!make(how)) return fail_undo(os::errno_error(ENOMEM, a.path, "write"));
@@ -468,9 +504,31 @@ Json run(const Args& a, contract::Context& ctx) {
       }
     }
   }
-  if (content.data() != given.data()) read->bytes.release();
+  if (content.data() != given.data()) {
+    (void)read->sha256();  // the given bytes are let go: no thread may still be reading them
+    read->bytes.release();
+  }
   text::EolTally new_eols;
   new_eols.add(content);
+
+  // The diff is made while the hashes are found; it is thrown away if the precondition fails.
+  // Where nothing changes (the hashes agree) the two sides are the same bytes with the same
+  // line endings, and diff_lines finds them equal at once.
+  text::DiffOptions opt;
+  opt.max_lines = a.max_diff_lines;
+  opt.max_bytes = a.max_diff_bytes;
+  Json diff = nullptr;
+  bool truncated = false;
+  if (old_kept) {
+    text::Diff d =
+        text::diff_lines(old_bytes.view(), content, opt, old_eols.result(), new_eols.result());
+    truncated = d.truncated;
+    diff = text::diff_json(d);
+  } else {
+    truncated = true;
+  }
+  if (hashing_old.valid()) before = hashing_old.get();
+  if (after_given) after = read->sha256();
 
   if (before) {
     // Already applied (a retry whose first call landed): the same final state, changed:false.
@@ -483,23 +541,6 @@ Json run(const Args& a, contract::Context& ctx) {
   const bool changed = !before || *before != after;
   if (!changed) tmp.reset();
   if (tmp) tmp->sync_ahead();
-
-  text::DiffOptions opt;
-  opt.max_lines = a.max_diff_lines;
-  opt.max_bytes = a.max_diff_bytes;
-  Json diff = nullptr;
-  bool truncated = false;
-  if (old_kept) {
-    // Unchanged: the content with itself (no hunks, its own line-ending policy on both
-    // sides): the bytes compare equal at once and nothing is split.
-    text::Diff d = text::diff_lines(changed ? old_bytes.view() : content, content, opt,
-                                    changed ? old_eols.result() : new_eols.result(),
-                                    new_eols.result());
-    truncated = d.truncated;
-    diff = text::diff_json(d);
-  } else {
-    truncated = true;
-  }
 
   // The file replaced is larger than --max-bytes: there is no diff at all.
   Json cut = old_kept ? writer::diff_cut(diff, truncated, a.max_diff_lines) : Json("max-bytes");
@@ -539,6 +580,7 @@ Json run(const Args& a, contract::Context& ctx) {
       const std::string_view earlier = old_bytes.view();
       if (old_kept) c.content = &earlier;
       c.source_fd = old_file->fd.get();
+      c.blob_seen = blob_seen;
       if (auto e = journal.stage(std::move(c))) return fail_undo(std::move(*e));
     } else {
       c.kind = "create";

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <string>
 #include <string_view>
 
@@ -40,6 +42,13 @@ class Sha {
 };
 
 std::string sha256_hex(std::string_view bytes);
+
+// The SHA-256 of bytes that stay where they are until it is taken: found on a thread of its
+// own when there are enough of them to pay for starting one (the caller goes on with other
+// work meanwhile: a second core hashes while the first diffs), else when it is taken. `then`,
+// if given, is called with the hash on that same thread before it is handed over.
+std::future<std::string> sha256_later(std::string_view bytes,
+                                      std::function<void(const std::string&)> then = {});
 
 struct Hashed {
   std::string hex;

@@ -203,30 +203,40 @@ bool Journal::has_blob(const std::string& sha256) const {
 // what it is named: a blob linked from a file whose change then failed shares that file's
 // inode, and whatever writes to the file meanwhile writes to the blob. (Read only when a
 // blob of that content is there already: a content written back, or a change retried.)
-bool Journal::kept_blob(const std::string& sha256, const std::string_view* content) const {
+uint64_t Journal::kept_blob(const std::string& sha256, const std::string_view* content,
+                            uint64_t seen) const {
   int fd = openat(blobs_.get(), sha256.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return 0;
   os::Fd owned(fd);
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_ino == 0)
+    return 0;
+  const uint64_t ino = static_cast<uint64_t>(st.st_ino);
+  if (seen != 0 && ino == seen) return ino;
   if (content) {
     // A comparison costs a copy where a hash costs a SHA-256 pass (up to 1 MiB, before the
     // entry's fsync).
-    if (static_cast<uint64_t>(st.st_size) != content->size()) return false;
+    if (static_cast<uint64_t>(st.st_size) != content->size()) return 0;
     std::string buf(std::min<size_t>(content->size(), 256 * 1024), '\0');
     for (size_t at = 0; at < content->size();) {
       const size_t n = std::min(buf.size(), content->size() - at);
       if (os::pread_full(fd, buf.data(), n, at) != static_cast<long long>(n) ||
           std::memcmp(buf.data(), content->data() + at, n) != 0)
-        return false;
+        return 0;
       at += n;
     }
     char extra;  // grown since the fstat: not the bytes named
-    return pread(fd, &extra, 1, static_cast<off_t>(content->size())) == 0;
+    return pread(fd, &extra, 1, static_cast<off_t>(content->size())) == 0 ? ino : 0;
   }
   auto hashed = os::sha256_fd(fd, ".tack/journal/blobs/" + sha256);
   const auto* h = std::get_if<os::Hashed>(&hashed);
-  return h && h->hex == sha256;
+  return h && h->hex == sha256 ? ino : 0;
+}
+
+uint64_t blob_holding(int root_fd, const std::string& sha256, std::string_view content) {
+  auto opened = Journal::open(root_fd, false);
+  if (!std::holds_alternative<Journal>(opened)) return 0;
+  return std::get<Journal>(opened).kept_blob(sha256, &content);
 }
 
 // The earlier content kept by linking the old file's inode into blobs/, not by copying it:
@@ -311,7 +321,8 @@ std::optional<contract::Error> Journal::stage(const contract::Context& ctx, Chan
     staged_.tool = std::string(ctx.tool().name);
     staged_.argv = ctx.argv();
   }
-  const bool blob = c.restore == Change::Restore::Blob && !kept_blob(c.before, c.content);
+  const bool blob =
+      c.restore == Change::Restore::Blob && kept_blob(c.before, c.content, c.blob_seen) == 0;
   int linked = -1;
   uint64_t blob_bytes = 0;
   if (blob)

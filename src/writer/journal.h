@@ -105,6 +105,9 @@ struct Change {
   // of the filesystem carries both (a new file fsynced first commits alone, and the entry's
   // fsync then waits for a second).
   os::TempFile* new_file = nullptr;
+  // The inode blob_holding() found holding `content` as the blob of `before` (0: none): a
+  // blob still of that inode is trusted without being read again.
+  uint64_t blob_seen = 0;
 };
 
 struct Entry {
@@ -146,8 +149,11 @@ class Journal {
  private:
   Journal() = default;
   // A blob of that name is there and holds those bytes: compared with `content` where the
-  // caller holds them (already hashed to the name), else hashed.
-  bool kept_blob(const std::string& sha256, const std::string_view* content) const;
+  // caller holds them (already hashed to the name), else hashed; or it is the inode `seen`
+  // (blob_holding() compared it already). Its inode, or 0.
+  uint64_t kept_blob(const std::string& sha256, const std::string_view* content,
+                     uint64_t seen = 0) const;
+  friend uint64_t blob_holding(int root_fd, const std::string& sha256, std::string_view content);
   bool holds(uint64_t id) const;  // an entry of that id, complete or pending
   bool entry_named(const std::string& name) const;  // a name in entries/, of whatever kind
   bool link_blob(const Change& c, uint64_t size);
@@ -177,6 +183,13 @@ class Recorder {
   bool off_;
   std::optional<Journal> j_;
 };
+
+// The inode of the blob of `sha256` in the journal beneath root_fd when it holds exactly
+// `content` (0: no journal, no such blob, or other bytes). Makes nothing and takes no lock:
+// a writer asks on a second thread, before its change is staged, and passes the answer on as
+// Change::blob_seen. Blobs are only ever made whole under a name (renamed or linked there)
+// and never written in place, so a blob that is still that inode still holds those bytes.
+uint64_t blob_holding(int root_fd, const std::string& sha256, std::string_view content);
 
 // The change of a file that existed (kind replace): its mode, hashes, and the lines the diff
 // (text::diff_json, or null) counts. Its restore is left for the caller to choose.

@@ -524,6 +524,46 @@ def test_content_file_and_content_sha256(tree):
     assert lnk.rules == ["path.symlink"] and not os.path.exists(tree.p("c3.txt"))
 
 
+def test_large_content_file_and_old_file_hashed_beside_the_diff(tree, tmp_path):
+    """Content and old file of 256 KiB and more are hashed on second threads while the diff is
+    made: every answer still names the bytes in the file, a wrong --if-sha256 still writes
+    nothing, --content-sha256 still checks the content as given, and a CRLF file's policy
+    still rewrites an LF content (its hash is of the bytes written, not of those given)."""
+    old = b"".join(b"old line %d of the file\n" % i for i in range(40000))  # ~1 MiB
+    new = old.replace(b"line 20000 ", b"LINE 20000 ").replace(b"line 39999 ", b"last ")
+    assert len(old) > 256 * 1024
+    tree.write("src.txt", new)
+    tree.write("big.txt", old)
+    # A wrong precondition: nothing written, the actual hash named, nothing left behind.
+    bad = W(tree, "--if-sha256", sha(b"other"), "--content-file", "src.txt", "big.txt")
+    assert bad.rules == ["precondition.hash-mismatch"]
+    assert bad.errors[0]["detail"]["actual_sha256"] == sha(old)
+    assert read(tree.p("big.txt")) == old and litter(tree.root) == []
+    wrong = W(tree, "--if-sha256", sha(old), "--content-sha256", sha(old), "--content-file",
+              "src.txt", "big.txt")
+    assert wrong.rules == ["precondition.content-mismatch"]
+    assert wrong.errors[0]["detail"]["actual_sha256"] == sha(new)
+    assert read(tree.p("big.txt")) == old
+    r = W(tree, "--if-sha256", sha(old), "--content-sha256", sha(new), "--content-file",
+          "src.txt", "big.txt")
+    assert r.exit == 0 and read(tree.p("big.txt")) == new
+    assert (r.data["before_sha256"], r.data["after_sha256"]) == (sha(old), sha(new))
+    assert apply_diff(old, r.data["diff"]) == new
+    assert (r.data["diff"]["added"], r.data["diff"]["removed"]) == gnu_counts(tmp_path, old, new)
+    # The same call again: already applied, changed false, the same hashes.
+    again = W(tree, "--if-sha256", sha(old), "--content-file", "src.txt", "big.txt")
+    assert again.exit == 0 and again.data["changed"] is False
+    assert again.data["diff"]["hunks"] == [] and again.data["before_sha256"] == sha(new)
+    # Over a CRLF file the LF content is written CRLF: after_sha256 is of those bytes.
+    crlf = old.replace(b"\n", b"\r\n")
+    tree.write("crlf.txt", crlf)
+    c = W(tree, "--if-sha256", sha(crlf), "--content-file", "src.txt", "crlf.txt")
+    stored = read(tree.p("crlf.txt"))
+    assert c.exit == 0 and stored == new.replace(b"\n", b"\r\n")
+    assert (c.data["before_sha256"], c.data["after_sha256"]) == (sha(crlf), sha(stored))
+    assert c.data["diff"]["added"] == 2 and c.data["diff"]["removed"] == 2
+
+
 def test_parents_are_made_listed_and_dry_run_makes_none(tree):
     dry = W(tree, "--create", "--parents", "--dry-run", "--stdin", "a/b/c.txt", stdin=b"deep\n")
     assert dry.exit == 9 and dry.doc["dry_run"] is True

@@ -1,11 +1,18 @@
 // writer/journal.h — the entry's text form read back as written, and every damaged form
 // refused as journal.damaged (never trusted): truncated, overlong, patches out of order or
 // outside a patched file, a payload counted wrongly, an unknown kind, a path that is not hex.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <variant>
 
+#include "os/hash.h"
 #include "writer/journal.h"
 
 namespace {
@@ -105,6 +112,86 @@ TEST(WriterJournal, APatchOutsideAPatchedFileIsDamaged) {
   Entry e = sample();
   e.changes[0].patches = {{0, 1, "x", 1}};  // a blob change carrying a patch
   EXPECT_EQ(rule_of(writer::format_entry(e)), "journal.damaged");
+}
+
+// The blob a writer compares on a second thread before it stages its change
+// (writer::blob_holding, Change::blob_seen): the answer names the blob's inode only when it
+// holds the bytes, and a blob replaced after that answer is compared again, not trusted.
+class JournalBlobs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/tack-journal-test.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    root = dir;
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+  }
+  void TearDown() override {
+    close(fd);
+    std::filesystem::remove_all(root);
+  }
+  // One change of `path` from `old` to other bytes, staged and done: the blob of `old` copied
+  // (no source descriptor to link) unless a blob of those bytes is kept already.
+  void change(const std::string& old, uint64_t seen) {
+    static const contract::Tool tool{.name = "write", .schema = "write.v1"};
+    contract::Out out(-1, SIZE_MAX);
+    contract::Context ctx(tool, out);
+    ctx.argv_ = {"write", "f.txt"};
+    auto opened = writer::Journal::open(fd);
+    ASSERT_TRUE(std::holds_alternative<writer::Journal>(opened));
+    writer::Journal& j = std::get<writer::Journal>(opened);
+    const std::string_view bytes = old;
+    Change c;
+    c.kind = "replace";
+    c.path = "f.txt";
+    c.before = os::sha256_hex(old);
+    c.after = std::string(64, 'b');
+    c.mode = 0644;
+    c.restore = Change::Restore::Blob;
+    c.content = &bytes;
+    c.blob_seen = seen;
+    auto e = j.stage(ctx, std::move(c));
+    ASSERT_FALSE(e) << e->message;
+    (void)j.done();
+  }
+  std::string blob_path(const std::string& bytes) const {
+    return root + "/.tack/journal/blobs/" + os::sha256_hex(bytes);
+  }
+  std::string read(const std::string& path) const {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  uint64_t ino(const std::string& path) const {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+  }
+  std::string root;
+  int fd = -1;
+};
+
+TEST_F(JournalBlobs, HoldingNamesTheBlobOnlyWhenItHoldsTheBytes) {
+  const std::string x = "first version\n", y = "FIRST version\n";
+  EXPECT_EQ(writer::blob_holding(fd, os::sha256_hex(x), x), 0u);  // no journal yet: none made
+  EXPECT_FALSE(std::filesystem::exists(root + "/.tack"));
+  change(x, 0);
+  EXPECT_EQ(read(blob_path(x)), x);
+  EXPECT_EQ(writer::blob_holding(fd, os::sha256_hex(x), x), ino(blob_path(x)));
+  EXPECT_EQ(writer::blob_holding(fd, os::sha256_hex(x), y), 0u);  // same size, other bytes
+  EXPECT_EQ(writer::blob_holding(fd, os::sha256_hex(y), y), 0u);  // no blob of that name
+}
+
+TEST_F(JournalBlobs, ABlobReplacedAfterTheAnswerIsComparedAgain) {
+  const std::string x = "first version\n";
+  change(x, 0);
+  const uint64_t seen = writer::blob_holding(fd, os::sha256_hex(x), x);
+  ASSERT_NE(seen, 0u);
+  // Meanwhile the name comes to hold other bytes, as another file (a torn copy).
+  const std::string torn = blob_path(x) + ".torn";
+  std::ofstream(torn, std::ios::binary) << std::string(x.size(), '\0');
+  ASSERT_EQ(rename(torn.c_str(), blob_path(x).c_str()), 0);
+  ASSERT_NE(ino(blob_path(x)), seen);
+  change(x, seen);
+  EXPECT_EQ(read(blob_path(x)), x);  // written again, not trusted by the inode it no longer is
 }
 
 }  // namespace
