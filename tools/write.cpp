@@ -45,6 +45,7 @@
 #include "mem/big_alloc.h"
 #include "os/dir_lock.h"
 #include "os/hash.h"
+#include "os/later.h"
 #include "os/open.h"
 #include "os/place.h"
 #include "os/temp_file.h"
@@ -462,34 +463,38 @@ Json run(const Args& a, contract::Context& ctx) {
     if (sure) tmp->sync_ahead();
   }
 
-  uint64_t blob_seen = 0;  // writer::blob_holding() of the old bytes, found beside `before`
-  std::future<std::string> hashing_old;  // `before`, found on a second thread during the diff
+  // `before`, and writer::blob_holding() of the old bytes: found on other threads during the
+  // diff.
+  std::future<std::string> hashing_old;
+  std::future<uint64_t> probing;
   if (old_file) {
     // Read once and kept for the diff when it is no larger than --max-bytes; then hashed on a
     // second thread while this one diffs. A larger file is hashed piece by piece as it
     // arrives (and one that grew past the cap while read is hashed again from its start).
-    const bool later = static_cast<uint64_t>(old_file->st.st_size) <= a.max_bytes;
+    const bool hash_later = static_cast<uint64_t>(old_file->st.st_size) <= a.max_bytes;
     os::Sha hash;
     auto read_old = os::read_whole(old_file->fd.get(), a.path, &old_bytes, a.max_bytes,
                                    [&](std::string_view piece) {
-                                     if (!later) hash.update(piece);
+                                     if (!hash_later) hash.update(piece);
                                      old_eols.add(piece);
                                      if (old_head.size() < 3)
                                        old_head += piece.substr(0, 3 - old_head.size());
                                    });
     if (auto* e = std::get_if<contract::Error>(&read_old)) return fail(std::move(*e));
     old_kept = std::get<os::WholeFile>(read_old).kept;
-    if (!later) {
+    if (!hash_later) {
       before = hash.hex();
     } else if (old_kept) {
-      // The journal's blob of these bytes, if it has one, is compared with them on that thread
-      // too (stage() then only checks it is still the same file).
-      std::function<void(const std::string&)> probe;
-      if (!a.dry_run && !a.no_journal)
-        probe = [&, view = old_bytes.view()](const std::string& hex) {
-          blob_seen = writer::blob_holding(ctx.root_fd(), hex, view);
-        };
-      hashing_old = os::sha256_later(old_bytes.view(), std::move(probe));
+      hashing_old = os::sha256_later(old_bytes.view());
+      // The journal's blob of these bytes, if it has one, is compared with them on a thread
+      // of its own meanwhile (stage() then only checks it is still the same file). It is
+      // named by --if-sha256: whenever a change is journaled the old bytes hash to it (other
+      // bytes fail the precondition, or already are the content and nothing changes).
+      // (A smaller file's blob is compared by stage() itself: no thread pays for it.)
+      if (!a.dry_run && !a.no_journal && expect && old_bytes.size() >= os::kOwnThreadBytes)
+        probing = os::later(true, [root = ctx.root_fd(), name = *expect, view = old_bytes.view()] {
+          return writer::blob_holding(root, name, view);
+        });
     } else {
       auto hashed = os::sha256_fd(old_file->fd.get(), a.path);
       if (auto* e = std::get_if<contract::Error>(&hashed)) return fail(std::move(*e));
@@ -580,7 +585,7 @@ Json run(const Args& a, contract::Context& ctx) {
       const std::string_view earlier = old_bytes.view();
       if (old_kept) c.content = &earlier;
       c.source_fd = old_file->fd.get();
-      c.blob_seen = blob_seen;
+      if (probing.valid() && *before == expect) c.blob_seen = probing.get();
       if (auto e = journal.stage(std::move(c))) return fail_undo(std::move(*e));
     } else {
       c.kind = "create";

@@ -12,7 +12,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <system_error>
+
+#include "os/later.h"
 
 namespace os {
 namespace {
@@ -68,23 +69,8 @@ std::string sha256_hex(std::string_view bytes) {
   return h.hex();
 }
 
-std::future<std::string> sha256_later(std::string_view bytes,
-                                      std::function<void(const std::string&)> then) {
-  // A thread costs 30-60 us to start and join; 256 KiB take about 130 us to hash here.
-  // Should no thread start, it is found when taken.
-  constexpr size_t kOwnThread = 256 * 1024;
-  auto hash = [bytes, then = std::move(then)] {
-    std::string hex = sha256_hex(bytes);
-    if (then) then(hex);
-    return hex;
-  };
-  if (bytes.size() >= kOwnThread) {
-    try {
-      return std::async(std::launch::async, hash);
-    } catch (const std::system_error&) {
-    }
-  }
-  return std::async(std::launch::deferred, hash);
+std::future<std::string> sha256_later(std::string_view bytes) {
+  return later(bytes.size() >= kOwnThreadBytes, [bytes] { return sha256_hex(bytes); });
 }
 
 Result<Hashed> sha256_fd(int fd, std::string_view shown, std::string* keep, uint64_t keep_max) {

@@ -8,8 +8,8 @@
 // in src/ depends on it, so the rest of libtack links without it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <future>
 #include <string>
 #include <string_view>
@@ -44,11 +44,12 @@ class Sha {
 std::string sha256_hex(std::string_view bytes);
 
 // The SHA-256 of bytes that stay where they are until it is taken: found on a thread of its
-// own when there are enough of them to pay for starting one (the caller goes on with other
-// work meanwhile: a second core hashes while the first diffs), else when it is taken. `then`,
-// if given, is called with the hash on that same thread before it is handed over.
-std::future<std::string> sha256_later(std::string_view bytes,
-                                      std::function<void(const std::string&)> then = {});
+// own when there are enough of them to pay for starting one (os::later: the caller goes on
+// with other work meanwhile, a second core hashing while the first diffs), else when taken.
+std::future<std::string> sha256_later(std::string_view bytes);
+// Bytes from which a thread of its own pays (starting and joining one costs 30-60 us; 256 KiB
+// take about 130 us to hash here).
+constexpr size_t kOwnThreadBytes = 256 * 1024;
 
 struct Hashed {
   std::string hex;

@@ -167,16 +167,19 @@ def test_a_blob_shared_with_a_file_after_a_failed_commit_is_not_trusted(tree):
     assert U(tree, str(w.data["journal"]["id"])).exit == 0 and read(b_path) == OLD
 
 
-def test_a_blob_already_there_is_kept_once(tree):
-    a, b = tree.write("a.txt", OLD), tree.write("b.txt", OLD)
+# 27 KB, and 1 MiB (from 256 KiB write compares the old file with a blob of it on a second
+# thread, while it diffs)
+@pytest.mark.parametrize("old", [OLD, OLD * 40], ids=["small", "large"])
+def test_a_blob_already_there_is_kept_once(tree, old):
+    a, b = tree.write("a.txt", old), tree.write("b.txt", old)
     ino_a = os.stat(a).st_ino
-    ra = write_over(tree, "a.txt", OLD, NEW)
-    rb = write_over(tree, "b.txt", OLD, NEW)
-    assert os.stat(blob(tree, OLD)).st_ino == ino_a
+    ra = write_over(tree, "a.txt", old, NEW)
+    rb = write_over(tree, "b.txt", old, NEW)
+    assert os.stat(blob(tree, old)).st_ino == ino_a
     assert sorted(os.listdir(tree.p(".tack/journal/blobs"))) == sorted(
-        [sha(OLD).encode()])
-    assert U(tree, str(rb.data["journal"]["id"])).exit == 0 and read(b) == OLD
-    assert U(tree, str(ra.data["journal"]["id"])).exit == 0 and read(a) == OLD
+        [sha(old).encode()])
+    assert U(tree, str(rb.data["journal"]["id"])).exit == 0 and read(b) == old
+    assert U(tree, str(ra.data["journal"]["id"])).exit == 0 and read(a) == old
 
 
 def test_pruning_takes_a_linked_blob_away_and_leaves_the_files(tree):
