@@ -255,13 +255,21 @@ class Ordered {
   Take take_;
   Done done_;
   std::vector<std::unique_ptr<Slot>> ring_;
-  std::atomic<uint64_t> pushed_{0}, claimed_{0}, head_{0}, wait_seq_{0};
+  // Each counter on a cache line of its own: the main thread writes pushed_ and head_ for
+  // every slot and the workers claimed_, and on one line every write took the line away from
+  // the other cores mid-loop. The flags the workers read at every slot, written rarely, share
+  // the last line.
+  alignas(64) std::atomic<uint64_t> pushed_{0};
+  alignas(64) std::atomic<uint64_t> claimed_{0};
+  alignas(64) std::atomic<uint64_t> head_{0};
+  alignas(64) std::atomic<uint64_t> wait_seq_{0};
   std::vector<Worker>& workers_;
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable work_cv_, main_cv_, room_cv_;
   std::atomic<int> idle_{0}, blocked_{0};
   std::atomic<bool> main_waiting_{false}, cancel_{false};
+  char pad_[64] = {};  // the flags' line is no other object's
   size_t buffered_ = 0;   // under mu_
   bool closing_ = false;  // under mu_
   bool stopped_ = false;  // main thread only
