@@ -22,8 +22,8 @@ import tools_json
 
 
 # What the source tree is made of (what a build adds, build/ and caches, is not looked at).
-SOURCES = ["CMakeLists.txt", "Makefile", "README.md", "demo", "gen", "launcher", "mcp", "schemas",
-           "src", "tools"]
+SOURCES = ["CMakeLists.txt", "Makefile", "README.md", "make.sh", "demo", "gen", "launcher", "mcp",
+           "schemas", "src", "tools"]
 
 
 def tree_date(top):
