@@ -47,6 +47,18 @@
 #     --no-journal (load 3-9), 0.90x, 0.92x and 0.96x journaled. Against cp + sync FILE:
 #     1.34x, 1.22x and 1.53x with --no-journal, 1.79x and 1.80x journaled (2.81x once, load
 #     3.5, the disk busy with other writers). Not met.
+#     On a quiet disk the fsync is done long before the CPU's work (perf trace: 0.3-0.6 ms),
+#     and that work was the path: SHA-256 was 27% of write's CPU (the content and the old
+#     file, 1 MiB each, in line with their reads), then the diff, then the journal's byte-for-
+#     byte comparison with the blob of the old bytes (this script writes the same old bytes
+#     every time, so the blob is there). Now a file's content is hashed on a second thread once
+#     read, the old file's while the diff is made, and the blob (named by --if-sha256) compared
+#     on a third beside them (os::later; stage() checks the blob is still that inode). Against
+#     the build before, hyperfine alternating, 30 runs, three times: 4.97/4.36, 5.07/4.64,
+#     5.16/4.42 ms (cp + sync 3.40-3.49): 1.42-1.52x -> 1.25-1.34x. What is left: about 4 ms
+#     of CPU on two cores (two SHA-256 passes, the diff, the reads and the temporary file's
+#     write, the blob's comparison, the answer's JSON) against cp's and sync's 0.3 ms of work;
+#     cp + sync's own 3.4 ms are mostly three process starts.
 #  2. write --create of the same 1 MiB, against cp to a new name + sync.
 #  3. The write of 1 as a dry run (read, hash, diff; no fsync) against cat of the file.
 #     The answer's JSON was copied whole at each level it was put in (an object's members
