@@ -269,7 +269,7 @@ class Ordered {
   std::condition_variable work_cv_, main_cv_, room_cv_;
   std::atomic<int> idle_{0}, blocked_{0};
   std::atomic<bool> main_waiting_{false}, cancel_{false};
-  char pad_[64] = {};  // the flags' line is no other object's
+  char pad_[64] = {};     // the flags' line is no other object's
   size_t buffered_ = 0;   // under mu_
   bool closing_ = false;  // under mu_
   bool stopped_ = false;  // main thread only

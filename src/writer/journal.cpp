@@ -209,10 +209,13 @@ uint64_t Journal::kept_blob(const std::string& sha256, const std::string_view* c
   if (fd < 0) return 0;
   os::Fd owned(fd);
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_ino == 0)
-    return 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_ino == 0) return 0;
   const uint64_t ino = static_cast<uint64_t>(st.st_ino);
-  if (seen != 0 && ino == seen) return ino;
+  // Compared already: still that file, of that size (an appender through a descriptor held
+  // on the replaced file grows it).
+  if (seen != 0 && ino == seen &&
+      (!content || static_cast<uint64_t>(st.st_size) == content->size()))
+    return ino;
   if (content) {
     // A comparison costs a copy where a hash costs a SHA-256 pass (up to 1 MiB, before the
     // entry's fsync).

@@ -188,7 +188,10 @@ class Recorder {
 // `content` (0: no journal, no such blob, or other bytes). Makes nothing and takes no lock:
 // a writer asks on a second thread, before its change is staged, and passes the answer on as
 // Change::blob_seen. Blobs are only ever made whole under a name (renamed or linked there)
-// and never written in place, so a blob that is still that inode still holds those bytes.
+// and tack never writes one in place, so a blob that is still that inode, of that size, is
+// taken to hold those bytes still. (A blob linked from a replaced file can be written through
+// a descriptor still open on that file; the comparison stage() would make instead is only a
+// moment later and no safer.)
 uint64_t blob_holding(int root_fd, const std::string& sha256, std::string_view content);
 
 // The change of a file that existed (kind replace): its mode, hashes, and the lines the diff

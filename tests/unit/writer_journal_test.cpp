@@ -194,4 +194,17 @@ TEST_F(JournalBlobs, ABlobReplacedAfterTheAnswerIsComparedAgain) {
   EXPECT_EQ(read(blob_path(x)), x);  // written again, not trusted by the inode it no longer is
 }
 
+TEST_F(JournalBlobs, ABlobGrownInPlaceAfterTheAnswerIsComparedAgain) {
+  // The same file, written through a descriptor held on it (as one held on a replaced file,
+  // whose inode a linked blob is, can be).
+  const std::string x = "first version\n";
+  change(x, 0);
+  const uint64_t seen = writer::blob_holding(fd, os::sha256_hex(x), x);
+  ASSERT_NE(seen, 0u);
+  std::ofstream(blob_path(x), std::ios::binary | std::ios::app) << "appended\n";
+  ASSERT_EQ(ino(blob_path(x)), seen);
+  change(x, seen);
+  EXPECT_EQ(read(blob_path(x)), x);
+}
+
 }  // namespace
