@@ -52,11 +52,12 @@
 #include "os/whole_file.h"
 #include "runner/main.h"
 #include "text/diff.h"
+#include "tools/render/render.h"
 #include "tools/write.schema.h"
+#include "tools/write/content.h"
 #include "writer/journal.h"
 #include "writer/table.h"
 #include "writer/writer.h"
-#include "tools/render/render.h"
 #ifdef TACK_TEST_HOOKS
 #include <fcntl.h>
 
@@ -228,73 +229,6 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
-// The content, from stdin or --content-file, at most max_bytes of it, and its hash: a pipe's
-// computed piece by piece as it is read, while each piece is still in the cache; a file's on a
-// second thread once it is read (os::sha256_later), while the call goes on to the file it
-// replaces.
-struct Content {
-  mem::Bytes bytes;  // declared first: the hashing (which reads them) is joined before they go
-  std::future<std::string> hashing;
-  std::string hex;
-  const std::string& sha256() {
-    if (hashing.valid()) hex = hashing.get();
-    return hex;
-  }
-};
-
-std::optional<Content> read_content(const Args& a, contract::Context& ctx) {
-  Content content;
-  os::Sha hash;
-  std::string source = a.content_file ? *a.content_file : "-";
-  auto too_large = [&](uint64_t size, bool exact) {
-    ctx.error(writer::too_large({.where = Json::object({{"source", Json::bytes(source)}}),
-                                 .what = "the content",
-                                 .bytes = size,
-                                 .exact = exact,
-                                 .max_bytes = a.max_bytes,
-                                 .larger = "the content"},
-                                ctx));
-    return std::nullopt;
-  };
-  if (a.content_file) {
-    auto opened = os::open_read(ctx.root_fd(), *a.content_file, os::Want::File, *a.content_file);
-    if (auto* e = std::get_if<contract::Error>(&opened)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    auto& f = std::get<os::Opened>(opened);
-    uint64_t size = static_cast<uint64_t>(f.st.st_size);
-    if (size > a.max_bytes) return too_large(size, true);
-    auto read = os::read_whole(f.fd.get(), *a.content_file, &content.bytes, a.max_bytes,
-                               [](std::string_view) {});
-    if (auto* e = std::get_if<contract::Error>(&read)) {
-      ctx.error(std::move(*e));
-      return std::nullopt;
-    }
-    // The file grew while it was read: its size is what the cap is about.
-    if (!std::get<os::WholeFile>(read).kept)
-      return too_large(std::get<os::WholeFile>(read).bytes, true);
-    content.hashing = os::sha256_later(content.bytes.view());
-    return content;
-  }
-  // stdin: keep up to the cap; past it, count on (discarding) up to the ceiling so the error
-  // can name the size a retry needs.
-  const os::CappedRead r = os::read_capped(STDIN_FILENO, a.max_bytes, writer::kMaxBytesCeiling,
-                                           [&](std::string_view piece) {
-                                             if (!content.bytes.append(piece)) return false;
-                                             hash.update(piece);
-                                             return true;
-                                           });
-  if (r.error) {
-    ctx.error(os::errno_error(r.error, "standard input", "read"));
-    return std::nullopt;
-  }
-  if (r.total > writer::kMaxBytesCeiling) return too_large(writer::kMaxBytesCeiling, false);
-  if (r.total > a.max_bytes) return too_large(r.total, true);
-  content.hex = hash.hex();
-  return content;
-}
-
 contract::Error exists_error(const os::Place& place, const std::string& actual) {
   contract::Error e = contract::make_error(
       "conflict.exists",
@@ -321,7 +255,8 @@ Json run(const Args& a, contract::Context& ctx) {
     close(fd);
   }
 #endif
-  std::optional<Content> read = read_content(a, ctx);
+  std::optional<write_tool::Content> read =
+      write_tool::read_content(a.content_file, a.max_bytes, ctx);
   if (!read) return nullptr;
   std::string_view content = read->bytes.view();
   if (a.content_sha256 && os::lower_hex(*a.content_sha256) != read->sha256()) {

@@ -255,10 +255,9 @@ class Ordered {
   Take take_;
   Done done_;
   std::vector<std::unique_ptr<Slot>> ring_;
-  // Each counter on a cache line of its own: the main thread writes pushed_ and head_ for
-  // every slot and the workers claimed_, and on one line every write took the line away from
-  // the other cores mid-loop. The flags the workers read at every slot, written rarely, share
-  // the last line.
+  // The counters written for every slot on cache lines of their own (pushed_ and head_ by the
+  // main thread, claimed_ by the workers): on one line every write took it away from the
+  // other cores mid-loop. wait_seq_'s line is shared with what follows, written rarely.
   alignas(64) std::atomic<uint64_t> pushed_{0};
   alignas(64) std::atomic<uint64_t> claimed_{0};
   alignas(64) std::atomic<uint64_t> head_{0};
@@ -269,7 +268,6 @@ class Ordered {
   std::condition_variable work_cv_, main_cv_, room_cv_;
   std::atomic<int> idle_{0}, blocked_{0};
   std::atomic<bool> main_waiting_{false}, cancel_{false};
-  char pad_[64] = {};     // the flags' line is no other object's
   size_t buffered_ = 0;   // under mu_
   bool closing_ = false;  // under mu_
   bool stopped_ = false;  // main thread only
