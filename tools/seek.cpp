@@ -155,8 +155,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .value_name = "N",
      .fallback = "0",
      .ceiling = seek::kMaxThreads,
-     .help = "files searched at once (0: one per core, at most 8); the answer is the same "
-             "whatever N"},
+     .help = "files searched at once (0: one per core, at most 8), or parts of one large "
+             "named file; the answer is the same whatever N"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
@@ -207,7 +207,8 @@ const contract::Tool kTool{
         "line silently, pages with a cursor that says when more exists, counts what "
         "ignore rules, hidden names, binary and special files and links left out, and "
         "with --root follows no symbolic link. Literal by default; a file that is all "
-        "CRLF is matched and shown without its '\\r'. Parallel across files; the output "
+        "CRLF is matched and shown without its '\\r'. Parallel across files and within a "
+        "large one; the output "
         "order is always the walk order.",
     .usage =
         "seek [--root DIR] [--regex] [-i] [--word] [--max-count N] [--skip N] "
@@ -304,6 +305,26 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
   }
 }
 
+// A large named file, as n parts (seek::Part) for the workers to share.
+void push_parts(seek::Ordered& pool, os::Input& in, uint64_t n, os::SkipCounts& pushed) {
+  auto file = std::make_shared<seek::SharedFile>();
+  file->fd = std::move(in.named.fd);
+  for (uint64_t k = 0; k < n; ++k) {
+    auto s = std::make_unique<Slot>();
+    s->path = in.path;
+    s->named = true;
+    s->st = in.named.st;
+    s->part = std::make_unique<seek::Part>();
+    s->part->file = file;
+    s->part->from = k * seek::kPartBytes;
+    s->part->last = k + 1 == n;
+    s->part->to = s->part->last ? UINT64_MAX : (k + 1) * seek::kPartBytes;
+    s->walk_skips = in.skipped - pushed;
+    pushed = in.skipped;
+    pool.push(std::move(s));
+  }
+}
+
 Json run(const Args& a, contract::Context& ctx) {
   const unsigned cores =
       a.threads > 0 ? static_cast<unsigned>(a.threads)
@@ -348,13 +369,21 @@ Json run(const Args& a, contract::Context& ctx) {
       case os::Input::Type::Error:
         s = seek::error_slot(std::move(in.error));
         break;
-      case os::Input::Type::Named:  // a file named is always searched, binary or not
+      case os::Input::Type::Named: {  // a file named is always searched, binary or not
+        const uint64_t n = S_ISREG(in.named.st.st_mode)
+                               ? cfg.parts(static_cast<uint64_t>(in.named.st.st_size), cores)
+                               : 1;
+        if (n > 1) {
+          push_parts(pool, in, n, pushed);
+          continue;
+        }
         s = std::make_unique<Slot>();
         s->path = in.path;
         s->named = true;
         s->st = in.named.st;
         s->fd = std::move(in.named.fd);
         break;
+      }
       case os::Input::Type::Walked:
         s = std::make_unique<Slot>();
         s->path = in.path;

@@ -83,6 +83,12 @@ void LineRecords::heads() const {
   heads_ready_ = true;
 }
 
+size_t LineRecords::line_at(bool match) const {
+  if (form_ == RecordForm::Text) return path_->size() + 1;
+  heads();
+  return (match ? match_head_ : context_head_).size();
+}
+
 void LineRecords::text_head(std::string& out, char sep, uint64_t line) const {
   out += *path_;
   out += sep;

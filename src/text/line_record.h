@@ -23,6 +23,9 @@ class LineRecords {
   // Append one record, '\n' included. `witness`: the match's witness text, or null for none.
   void match(std::string& out, const LineEvent& ev, const std::string* witness) const;
   void context(std::string& out, const LineEvent& ev) const;
+  // Where the line number starts in each match (or context) record of the path set: the
+  // bytes before it, the same for every record of that path.
+  size_t line_at(bool match) const;
 
  private:
   // --format text's "PATH<sep>LINE<sep>", as grep -n writes it (':' a match, '-' context).

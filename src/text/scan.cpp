@@ -17,6 +17,32 @@ namespace {
 
 constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB makes a file binary (as peek)
 constexpr size_t npos = std::string_view::npos;
+constexpr size_t kPastPart = 64 * 1024;  // a part's read past its end, for its last line's '\n'
+
+// Whether the file has a '\n' and every '\n' follows a '\r', read from its start to its first
+// bare '\n' (to its end when it is CRLF); false with `error` set when a read fails.
+bool file_crlf(const ReadAt& read, int& error) {
+  std::string tmp(64 * 1024, '\0');
+  uint64_t off = 0;
+  char prev = 0;
+  bool seen = false;
+  for (;;) {
+    long long n = read(tmp.data(), tmp.size(), off);
+    if (n < 0) {
+      error = static_cast<int>(-n);
+      return false;
+    }
+    for (const char* p = tmp.data();
+         (p = static_cast<const char*>(std::memchr(p, '\n', tmp.data() + n - p))); ++p) {
+      char before = p == tmp.data() ? prev : p[-1];
+      if (before != '\r') return false;
+      seen = true;
+    }
+    if (n > 0) prev = tmp[static_cast<size_t>(n) - 1];
+    off += static_cast<uint64_t>(n);
+    if (static_cast<size_t>(n) < tmp.size()) return seen;
+  }
+}
 
 struct LineRef {
   uint64_t line, off, len;  // the raw line [off, off + len), without its '\n'
@@ -51,6 +77,7 @@ class Scanner {
   uint64_t end() const { return base_ + len_; }
 
   bool fill();
+  bool start_part();
   void drop(uint64_t to);   // forgets the bytes before `to`
   void shift(uint64_t to);  // drop() after counting lines and noting context up to `to`
   uint64_t line_of(uint64_t off);
@@ -104,15 +131,29 @@ class Scanner {
 
 bool Scanner::fill() {
   if (eof_) return true;
-  if (buf_.size() < lead_ + len_ + chunk_) buf_.grow(lead_ + len_ + chunk_, lead_ + len_);
-  long long n = read_(data() + len_, chunk_, base_ + len_);
+  // A part reads to its end and then only as far as the '\n' that ends its last line.
+  size_t want = chunk_;
+  const uint64_t from = end();
+  if (o_.to != UINT64_MAX)
+    want = from < o_.to ? static_cast<size_t>(std::min<uint64_t>(chunk_, o_.to - from))
+                        : std::min<size_t>(chunk_, kPastPart);
+  if (buf_.size() < lead_ + len_ + want) buf_.grow(lead_ + len_ + want, lead_ + len_);
+  long long n = read_(data() + len_, want, from);
   if (n < 0) {
     r_.error = static_cast<int>(-n);
     stop_ = true;
     return false;
   }
   len_ += static_cast<size_t>(n);
-  if (static_cast<size_t>(n) < chunk_) eof_ = true;
+  if (static_cast<size_t>(n) < want) eof_ = true;
+  // The first line start at or past `to` (after a '\n' at to - 1 or later) is the next part's.
+  if (o_.to != UINT64_MAX && end() >= o_.to) {
+    const uint64_t look = std::max(from, o_.to - 1);
+    if (const void* nl = std::memchr(at(look), '\n', static_cast<size_t>(end() - look))) {
+      len_ = static_cast<size_t>(off_of(nl) + 1 - base_);
+      eof_ = true;
+    }
+  }
   return true;
 }
 
@@ -155,28 +196,18 @@ bool Scanner::crlf() {
       if (p == data() || p[-1] != '\r') return false;
     }
   }
-  std::string tmp(64 * 1024, '\0');
-  uint64_t off = 0;
-  char prev = 0;
-  bool seen = false;
-  for (;;) {
-    long long n = read_(tmp.data(), tmp.size(), off);
-    if (n < 0) {
-      r_.error = static_cast<int>(-n);
-      stop_ = true;
-      return false;
-    }
-    for (const char* p = tmp.data();
-         (p = static_cast<const char*>(std::memchr(p, '\n', tmp.data() + n - p))); ++p) {
-      char before = p == tmp.data() ? prev : p[-1];
-      if (before != '\r') return false;
-      seen = true;
-    }
-    if (n > 0) prev = tmp[static_cast<size_t>(n) - 1];
-    off += static_cast<uint64_t>(n);
-    if (static_cast<size_t>(n) < tmp.size()) break;
+  int error = 0;
+  if (o_.eol) {
+    std::call_once(o_.eol->once, [&] { o_.eol->crlf = file_crlf(read_, o_.eol->error); });
+    crlf_ = o_.eol->crlf;
+    error = o_.eol->error;
+  } else {
+    crlf_ = file_crlf(read_, error);
   }
-  crlf_ = seen;
+  if (error) {
+    r_.error = error;
+    stop_ = true;
+  }
   return crlf_;
 }
 
@@ -494,10 +525,17 @@ void Scanner::long_line() {
 }
 
 ScanResult Scanner::run() {
-  if (!fill()) return r_;
-  std::string_view head(data(), std::min(len_, kBinaryProbe));
+  if (o_.to <= o_.from) {  // a part that no line can start in
+    r_.part_done = true;
+    return r_;
+  }
+  std::string_view head;
+  if (o_.from == 0) {
+    if (!fill()) return r_;
+    head = std::string_view(data(), std::min(len_, kBinaryProbe));
+  }
   std::string probe;
-  if (head.size() < kBinaryProbe && !eof_) {
+  if (head.size() < kBinaryProbe && (o_.from > 0 || !eof_)) {
     probe.resize(kBinaryProbe);
     long long n = read_(probe.data(), probe.size(), 0);
     if (n < 0) {
@@ -513,6 +551,7 @@ ScanResult Scanner::run() {
     r_.skipped = true;
     return r_;
   }
+  if (o_.from > 0 && !start_part()) return r_;
   if (m_.wants_eol_first()) crlf();
   line_mode_ = m_.line_by_line(crlf_known_ && crlf_);
   while (!stop_) {
@@ -547,7 +586,30 @@ ScanResult Scanner::run() {
     flush_pend(UINT64_MAX);
   }
   if (crlf_known_) r_.crlf = crlf_;
+  if (o_.to != UINT64_MAX && !stop_) {
+    r_.newlines = line_of(end()) - 1;
+    r_.part_done = true;
+  }
   return r_;
+}
+
+// A part's first line: the first that starts at or past `from` (after a '\n' at from - 1 or
+// later); none when the line that holds `from` runs past `to` (fill() then ends the part at
+// its '\n'). false when a read failed.
+bool Scanner::start_part() {
+  base_ = o_.from - 1;
+  lead_ = static_cast<size_t>(base_ % ScanBuffer::kAlign);
+  for (;;) {
+    if (!fill()) return false;
+    if (const void* nl = std::memchr(data(), '\n', len_)) {
+      drop(off_of(nl) + 1);
+      break;
+    }
+    drop(end());
+    if (eof_) break;
+  }
+  pos_ = count_off_ = base_;
+  return true;
 }
 
 }  // namespace
@@ -559,6 +621,7 @@ void ScanBuffer::grow(size_t n, size_t keep) {
   n = (n + kAlign - 1) / kAlign * kAlign;
   Memory fresh(static_cast<char*>(std::aligned_alloc(kAlign, n)));
   if (!fresh) throw std::bad_alloc();
+  keep = std::min(keep, size_);  // a fresh buffer has nothing to keep before a part's lead
   if (keep) std::memcpy(fresh.get(), p_.get(), keep);
   p_ = std::move(fresh);
   size_ = n;
@@ -568,6 +631,32 @@ ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, c
                 ScanBuffer& buffer) {
   Scanner s(m, opts, read, sink, buffer);
   return s.run();
+}
+
+void join_part(ScanResult& into, const ScanResult& part, uint64_t lines_before,
+               const ScanOptions& o) {
+  into.binary = into.binary || part.binary;
+  into.skipped = into.skipped || part.skipped;
+  into.crlf = into.crlf || part.crlf;
+  into.found += part.found;
+  into.stopped = into.stopped || part.stopped;
+  for (uint64_t n : part.long_lines)
+    if (into.long_lines.size() < o.max_long_lines) into.long_lines.push_back(lines_before + n);
+  into.long_count += part.long_count;
+  into.longest = std::max(into.longest, part.longest);
+  into.long_unsearched = into.long_unsearched || part.long_unsearched;
+  into.long_located = into.long_located || part.long_located;
+  into.long_candidates = into.long_candidates || part.long_candidates;
+  for (uint64_t off : part.long_offsets)
+    if (into.long_offsets.size() < o.max_long_offsets) into.long_offsets.push_back(off);
+  if (into.long_occurrences == 0 && part.long_occurrences > 0) {
+    into.first_long_start = part.first_long_start;
+    into.first_long_end = part.first_long_end;
+  }
+  into.long_occurrences += part.long_occurrences;
+  if (!into.error) into.error = part.error;
+  into.newlines += part.newlines;
+  into.part_done = part.part_done;
 }
 
 std::pair<uint64_t, uint64_t> window_around(const ScanResult& r, uint64_t needle, uint64_t side,

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,6 +20,15 @@
 #include "text/search.h"
 
 namespace text {
+
+// A file's line endings (ScanResult::crlf), found once for all the parts of a file that is
+// searched in parts on several threads (ScanOptions::from): one part reads the file for them,
+// the others wait for its answer.
+struct FileEol {
+  std::once_flag once;
+  bool crlf = false;
+  int error = 0;  // errno of a failed read
+};
 
 struct ScanOptions {
   size_t max_line = 1 << 20;          // a longer line is never held (--max-line-bytes)
@@ -35,6 +45,14 @@ struct ScanOptions {
   // any other matcher of several patterns, every line still go to the sink as before.
   bool count_only = false;
   uint64_t* pattern_counts = nullptr;
+  // One part of a file: only the lines that start in [from, to) are searched (a line that
+  // starts before `to` is read to its end). Line numbers and match ordinals then count from
+  // the part's first line, and ScanResult::newlines says how many lines it held, so that the
+  // parts of a file, joined in order, say what one scan of it says. The binary probe, the BOM
+  // and the line endings are still the whole file's; `eol` (shared by the parts) finds the
+  // endings once.
+  uint64_t from = 0, to = UINT64_MAX;
+  FileEol* eol = nullptr;
 };
 
 struct LineEvent {
@@ -76,6 +94,10 @@ struct ScanResult {
   uint64_t long_occurrences = 0;
   uint64_t first_long_start = 0, first_long_end = 0;
   int error = 0;                 // errno of a failed read
+  // A part (ScanOptions::from, to) scanned to its end: the '\n' in its lines. Not set (and
+  // `part_done` false) when the scan stopped before the part's end.
+  uint64_t newlines = 0;
+  bool part_done = false;
 };
 
 // pread semantics: fills buf with up to len bytes at offset; returns the count (short only at
@@ -111,6 +133,12 @@ class ScanBuffer {
 
 ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
                 ScanBuffer& buffer);
+
+// Adds the result of a file's next part to that of the parts before it (`into`), which held
+// `lines_before` lines: what one scan of both would have said (long lines renumbered from the
+// file's first line, the lists of them and of their offsets still cut at o's caps).
+void join_part(ScanResult& into, const ScanResult& part, uint64_t lines_before,
+               const ScanOptions& o);
 
 // The bytes [from, to) around the first occurrence in a long line (r.long_offsets.front(),
 // `needle` bytes long, which must exist): up to `side` bytes either side, within that line, and

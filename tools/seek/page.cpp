@@ -1,8 +1,11 @@
 // page.cpp — seek's paging (main thread).
 #include "tools/seek/page.h"
 
-#include "tools/seek/long_line.h"
+#include <charconv>
+
+#include "os/inputs.h"
 #include "tools/render/render.h"
+#include "tools/seek/long_line.h"
 
 namespace seek {
 
@@ -11,13 +14,35 @@ using contract::Json;
 void Page::enter(const Slot& s) {
   if (current == &s) return;
   current = &s;
+  shift = 0;
+  if (s.part && s.part->from > 0) {  // the same file goes on: its lines after the parts before
+    shift = parts.scan.newlines;
+    return;
+  }
+  if (s.part) parts = Parts{};
   file_emitted = 0;
   skips += s.walk_skips;
   held.clear();
 }
 
-void Page::write(const Piece& p, const Rec& r) {
-  ctx.raw().append(p.bytes, r.begin, r.end - r.begin - 1);
+void Page::put(const Piece& p, const Rec& r, const Slot& s) {
+  std::string& out = ctx.raw();
+  if (shift == 0 || r.kind == RecKind::Error) {
+    out.append(p.bytes, r.begin, r.end - r.begin - 1);
+    return;
+  }
+  const size_t at =
+      r.begin + (r.kind == RecKind::Match ? s.part->match_line_at : s.part->context_line_at);
+  char digits[24];
+  const size_t was = static_cast<size_t>(std::to_chars(digits, digits + 24, r.line).ptr - digits);
+  out.append(p.bytes, r.begin, at - r.begin);
+  out.append(digits,
+             static_cast<size_t>(std::to_chars(digits, digits + 24, r.line + shift).ptr - digits));
+  out.append(p.bytes, at + was, r.end - 1 - (at + was));
+}
+
+void Page::write(const Piece& p, const Rec& r, const Slot& s) {
+  put(p, r, s);
   ctx.commit();
 }
 
@@ -73,6 +98,7 @@ void Page::add_totals(const Slot& s) {
 bool Page::take(Slot& s, Piece& p) {
   enter(s);
   if (ctx.output_failed()) return false;
+  if (s.part && parts.broken) return true;  // after a part that ended early: not shown
   if (!cfg.lines()) {  // no lines rendered: only errors to pass on
     for (const Rec& r : p.recs)
       if (r.kind == RecKind::Error) error(std::move(s.errors[r.lo]));
@@ -88,7 +114,14 @@ bool Page::take(Slot& s, Piece& p) {
   if (cfg.last()) return take_tail(s, p);
   // the common case: all of it inside the window and the budget
   if (whole && ctx.produced() - start + p.bytes.size() <= a.max_bytes) {
-    ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
+    if (shift == 0) {
+      ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
+    } else {
+      for (size_t i = 0; i < p.recs.size(); ++i) {
+        if (i > 0) ctx.raw() += '\n';
+        put(p, p.recs[i], s);
+      }
+    }
     ctx.commit();
     emitted += n;
     file_emitted += n;
@@ -114,7 +147,7 @@ bool Page::take(Slot& s, Piece& p) {
           ctx.commit();
         }
         held.clear();
-        write(p, r);
+        write(p, r, s);
         ++emitted;
         ++file_emitted;
         break;
@@ -131,7 +164,7 @@ bool Page::take(Slot& s, Piece& p) {
             file_record(s);
             return false;
           }
-          write(p, r);
+          write(p, r, s);
         }
         break;
     }
@@ -139,9 +172,37 @@ bool Page::take(Slot& s, Piece& p) {
   return !ctx.output_failed();
 }
 
+// A part joins the parts of its file before it; false until the file's last, which then
+// stands for the whole file: its counts the file's, its long lines reported as one scan of the
+// file reports them.
+bool Page::join(Slot& s) {
+  const Part& part = *s.part;
+  if (parts.broken) {
+    s.found = 0;
+  } else {
+    text::join_part(parts.scan, part.scan, parts.scan.newlines, text::ScanOptions{});
+    parts.pattern_counts.resize(s.pattern_counts.size());
+    for (size_t i = 0; i < s.pattern_counts.size(); ++i)
+      parts.pattern_counts[i] += s.pattern_counts[i];
+    if (!part.last && !part.scan.part_done) parts.broken = true;
+  }
+  if (!part.last) {
+    if (cfg.lines()) base += s.found;  // the ordinals of the next part's matches follow
+    return false;
+  }
+  if (!cfg.lines()) {
+    s.found = parts.scan.found;
+    s.pattern_counts = parts.pattern_counts;
+  }
+  if (parts.scan.long_count)
+    error(long_line_error(a, s.path, parts.scan, os::input_reader(part.file->fd.get(), s.bytes())));
+  return true;
+}
+
 bool Page::done(Slot& s) {
   enter(s);
   skips += s.own;
+  if (s.part && !join(s)) return !ctx.output_failed();
   if (s.searched) ++files;
   base += s.found;
   if (!cfg.lines()) {

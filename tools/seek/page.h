@@ -38,8 +38,20 @@ struct Page {
   // the first match shown, and those within --context of it are its before-context.
   std::deque<std::pair<uint64_t, std::string>> held{};
 
+  // A file searched in parts (Slot::part): what its parts before the one taken now held.
+  struct Parts {
+    text::ScanResult scan{};  // joined: matches, long lines, and the lines the parts held
+    std::vector<uint64_t> pattern_counts{};
+    bool broken = false;  // a part ended before its end (a read failed): the rest is not shown
+  };
+  Parts parts{};
+  uint64_t shift = 0;  // added to the line numbers of the records taken now
+
   void enter(const Slot& s);
-  void write(const Piece& p, const Rec& r);
+  // Appends a record's bytes, less its '\n', its line number moved by `shift`.
+  void put(const Piece& p, const Rec& r, const Slot& s);
+  void write(const Piece& p, const Rec& r, const Slot& s);
+  bool join(Slot& s);
   void error(contract::Error e);
   void file_record(const Slot& s);
   // -c, -l: the one record of a file with a match. --format text: `path:count` (-c), `path`.

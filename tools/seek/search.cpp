@@ -9,6 +9,13 @@
 
 namespace seek {
 
+uint64_t Search::parts(uint64_t size, size_t workers) const {
+  const bool joinable = mode == Mode::Count || totals ||
+                        (mode == Mode::Lines && a.context == 0 && !a.witness && !last());
+  if (!joinable || workers < 2 || size < 2 * kPartBytes) return 1;
+  return (size + kPartBytes - 1) / kPartBytes;
+}
+
 void search_file(const Search& cfg, Slot& s, Worker& w) {
   const Args& a = cfg.a;
   Piece piece;
@@ -24,7 +31,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
         {RecKind::Error, s.errors.size() - 1, 0, piece.bytes.size(), piece.bytes.size()});
   };
   os::Fd owned;
-  int fd = s.fd.get();
+  int fd = s.part ? s.part->file->fd.get() : s.fd.get();
   // A file the walk listed as regular, on a filesystem that reads files whole, is opened
   // without fstat: its first read says what it is (os::walked_reader).
   const bool lazy = !s.named && s.entry->whole_reads && s.entry->kind == os::EntryKind::File &&
@@ -61,6 +68,13 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   if (cfg.pattern_counts()) s.pattern_counts.assign(a.patterns.size(), 0);
   so.count_only = cfg.mode == Mode::Count;
   if (so.count_only && !s.pattern_counts.empty()) so.pattern_counts = s.pattern_counts.data();
+  if (s.part) {
+    so.from = s.part->from;
+    so.to = s.part->to;
+    so.eol = &s.part->file->eol;
+    s.part->match_line_at = render.line_at(true);
+    s.part->context_line_at = render.line_at(false);
+  }
 
   auto add = [&](const text::LineEvent& ev, const std::string* witness) {
     const size_t begin = piece.bytes.size();
@@ -105,7 +119,10 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   s.found = res.found;
   if (res.error) add_error(os::errno_error(res.error, s.path, "read"));
   if (batches && batches->error()) add_error(os::errno_error(batches->error(), s.path, "read"));
-  if (res.long_count) add_error(long_line_error(a, s.path, res, read));
+  if (s.part)  // its long lines are the file's, joined with the other parts' (Page)
+    s.part->scan = res;
+  else if (res.long_count)
+    add_error(long_line_error(a, s.path, res, read));
   finish();
 }
 

@@ -37,6 +37,28 @@ struct Piece {
   bool empty() const { return bytes.empty() && recs.empty(); }
 };
 
+// A large file named as an operand is searched in parts, a slot each, so that the workers
+// share it: part k holds the lines that start in [from, to) (text::ScanOptions::from). The
+// worker cannot know the lines and matches of the parts before its own, so its records number
+// lines from the part's first; the main thread, which takes the parts in order, moves them
+// (Page) and joins the parts' results into the file's.
+// A part's size: a file of twice this or more is split (when Search::parts says so).
+constexpr uint64_t kPartBytes = 16 << 20;
+
+struct SharedFile {
+  os::Fd fd;
+  text::FileEol eol;  // its line endings, found once
+};
+struct Part {
+  std::shared_ptr<SharedFile> file;
+  uint64_t from = 0, to = UINT64_MAX;
+  bool last = false;  // the file's last part
+  // Set by the worker: the part's result, and where the line number sits in the records it
+  // rendered (bytes from a record's start; a match's and a context line's).
+  text::ScanResult scan;
+  size_t match_line_at = 0, context_line_at = 0;
+};
+
 // One input in walk order: a file to search, or an error found by the walk.
 struct Slot : os::OrderedSlot<Piece> {
   std::string path;
@@ -53,6 +75,7 @@ struct Slot : os::OrderedSlot<Piece> {
   uint64_t bytes() const { return static_cast<uint64_t>(st.st_size); }
   std::vector<uint64_t> pattern_counts;  // -e with counts: lines each pattern matched
   os::SkipCounts own;                    // this entry, when opening showed it is not to be searched
+  std::unique_ptr<Part> part;            // one part of a file searched in parts
 };
 
 struct Worker {
@@ -79,6 +102,10 @@ struct Search {
   bool last() const { return lines() && a.last > 0; }
   // Exact counts per -e pattern: -c, or totals of lines.
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
+  // Whether a file of `size` bytes is searched in parts, and how many: when it is large, more
+  // than one worker runs, and what is asked for can be joined from parts (counts, or lines
+  // without context, witnesses or --last; -l reads a file only to its first match).
+  uint64_t parts(uint64_t size, size_t workers) const;
 };
 
 // Searches one file on a worker thread: its records are published to the main thread in pieces

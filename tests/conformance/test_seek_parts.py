@@ -1,0 +1,148 @@
+"""seek on one large named file with more than one thread searches it in parts, a worker each
+(16 MiB; a file of 32 MiB or more is split), and joins them in order: the answer is byte for
+byte the one a single thread gives (-j1, which searches the file whole), whatever falls on a
+part's edge. The files here put the hostile cases on the edges: a line that starts just
+before an edge and ends after it, a '\\n' as an edge's last byte, a line longer than
+--max-line-bytes across an edge (its error is the file's one error, numbered from the file's
+first line), CRLF endings (found once for all parts), a BOM, paging with --skip and
+--max-count across edges, counts per -e pattern, regexes. The line numbers are also held to
+Python's own count.
+"""
+
+import pytest
+
+from tack import run
+
+PART = 16 << 20
+NEEDLE = b"needle"
+
+
+def S(*args):
+    return run("seek", *args)
+
+
+def build(eol=b"\n", bom=False):
+    """About 52 MiB of lines, some with NEEDLE, with one of the cases above at each edge."""
+    out = bytearray(b"\xef\xbb\xbf" if bom else b"")
+    n = 0
+
+    def line(text):
+        nonlocal n
+        out.extend(text + eol)
+        n += 1
+
+    def fill_to(at):
+        filler = [b"plain text of a line %d" % i for i in range(7)]
+        while len(out) < at:
+            line(filler[n % 7] + (b" " + NEEDLE if n % 97 == 0 else b""))
+
+    # a '\n' as the first edge's last byte: the next line starts exactly at the edge
+    fill_to(PART - 4000)
+    line(b"x" * (PART - len(out) - len(eol) - 20) + NEEDLE + b"y" * (20 - len(NEEDLE)))
+    assert len(out) == PART
+    line(NEEDLE + b" first line of the second part")
+    # a line from 30 bytes before the second edge to 30 after it, the needle after the edge
+    fill_to(2 * PART - 4000)
+    line(b"z" * (2 * PART - len(out) - 30))
+    line(b"a" * 40 + NEEDLE + b"b" * 10)
+    # a long line (past --max-line-bytes 4096) from 3000 bytes before the third edge, the
+    # needle in it on both sides of the edge
+    fill_to(3 * PART - 8000)
+    line(b"w" * (3 * PART - 3000 - len(out) - len(eol)))
+    line(b"L" * 2000 + NEEDLE + b"L" * 9000 + NEEDLE + b"L" * 100)
+    fill_to(3 * PART + (4 << 20))
+    out.extend(b"last line without an end " + NEEDLE)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parts")
+    made = {"lf.txt": build(), "crlf.txt": build(b"\r\n", bom=True)}
+    for name, data in made.items():
+        (root / name).write_bytes(data)
+    return root, made
+
+
+CASES = [
+    [NEEDLE],
+    ["--format", "text", NEEDLE],
+    ["--max-count", "100000", "--max-bytes", "16777216", NEEDLE],
+    ["--max-count", "100000", "--max-bytes", "16777216", "--max-line-bytes", "4096", NEEDLE],
+    ["-c", NEEDLE],
+    ["-c", "--max-line-bytes", "4096", NEEDLE],
+    ["-c", "-e", NEEDLE, "-e", "line 3", "-e", "zzz"],
+    ["--max-count", "0", "-e", NEEDLE, "-e", "part"],
+    ["--regex", "--max-count", "100000", "--max-bytes", "16777216", "needle$"],
+    ["--regex", "-c", "^needle"],
+    ["-i", "--word", "--max-count", "100000", "--max-bytes", "16777216", "NEEDLE"],
+]
+
+
+@pytest.mark.parametrize("name", ["lf.txt", "crlf.txt"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: " ".join(map(str, c)))
+def test_parts_answer_as_one_thread_does(files, name, case):
+    root, _ = files
+    one = S("--root", root, "-j", "1", *case, name)
+    two = S("--root", root, "-j", "2", *case, name)
+    assert two.out == one.out and two.exit == one.exit
+    assert one.exit != 2 and len(one.out) > 200  # an answer with matches, not a refusal
+
+
+def matching_lines(data):
+    """(line number, offset shown) of each line holding NEEDLE."""
+    want, start = [], 0
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if NEEDLE in raw:
+            shown = start + 3 if start == 0 and data.startswith(b"\xef\xbb\xbf") else start
+            want.append((number, shown))
+        start += len(raw) + 1
+    return want
+
+
+@pytest.mark.parametrize("name", ["lf.txt", "crlf.txt"])
+@pytest.mark.parametrize("form", ["ndjson", "text"])
+def test_a_page_across_an_edge_is_the_same(files, name, form):
+    root, made = files
+    want = matching_lines(made[name])
+    for edge in (PART, 2 * PART, 3 * PART):
+        first = next(i for i, (_, off) in enumerate(want) if off >= edge)
+        page = ["--format", form, "--max-count", "4", "--skip", str(first - 2), NEEDLE, name]
+        one = S("--root", root, "-j", "1", *page)
+        two = S("--root", root, "-j", "2", *page)
+        assert two.out == one.out and b"max-count" in one.out
+
+
+@pytest.mark.parametrize("name", ["lf.txt", "crlf.txt"])
+def test_line_numbers_are_the_files(files, name):
+    root, made = files
+    data = made[name]
+    r = S("--root", root, "-j", "2", "--max-count", "100000", "--max-bytes", "16777216", NEEDLE,
+          name)
+    got = [(m["line"], m["offset"]) for m in r.json if m["type"] == "match"]
+    want = matching_lines(data)
+    assert got == want
+    # the lines across the edges are there, each once
+    assert len(got) == len(set(got)) > 500
+
+
+def test_a_long_line_across_an_edge_is_one_error_of_the_file(files):
+    root, made = files
+    data = made["lf.txt"]
+    r = S("--root", root, "-j", "2", "--max-count", "100000", "--max-bytes", "16777216",
+          "--max-line-bytes", "4096", NEEDLE, "lf.txt")
+    errs = [e for e in r.errors if e["rule"] == "limit.line-too-long"]
+    assert len(errs) == 1
+    d = errs[0]["detail"]
+    at = data.index(b"L" * 2000)
+    assert at == 3 * PART - 3000
+    assert d["lines"] == [data.count(b"\n", 0, at) + 1] and d["count"] == 1
+    assert d["offsets"] == [at + 2000, at + 2000 + len(NEEDLE) + 9000]
+
+
+def test_files_with_matches_is_not_split(files):
+    # -l reads a file only to its first match
+    root, _ = files
+    one = S("--root", root, "-j", "1", "-l", NEEDLE, "lf.txt")
+    two = S("--root", root, "-j", "2", "-l", NEEDLE, "lf.txt")
+    assert one.out == two.out
