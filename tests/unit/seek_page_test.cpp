@@ -3,6 +3,7 @@
 // passes over matches, one record per file with -c, and the hint for a PATH meant as a pattern.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,106 @@ TEST(SeekPage, CountsGiveOneRecordPerFileWithAMatch) {
   EXPECT_EQ(page.total, 3u);
   EXPECT_EQ(page.files, 3u);
   EXPECT_EQ(page.base, 8u);
+}
+
+// The parts of one file (Slot::part), taken in order: each one's line numbers moved by the
+// lines of the parts before it, its ordinals by their matches; one file record for them all.
+// "f:LINE:text" records put the line number 2 bytes in.
+std::vector<std::unique_ptr<seek::Slot>> parts_of(const std::vector<uint64_t>& newlines) {
+  auto file = std::make_shared<seek::SharedFile>();
+  std::vector<std::unique_ptr<seek::Slot>> out;
+  for (size_t k = 0; k < newlines.size(); ++k) {
+    auto s = std::make_unique<seek::Slot>();
+    s->path = "f";
+    s->searched = true;
+    s->part = std::make_unique<seek::Part>();
+    s->part->file = file;
+    s->part->from = k * 100;
+    s->part->last = k + 1 == newlines.size();
+    s->part->match_line_at = s->part->context_line_at = 2;
+    s->part->scan.newlines = newlines[k];
+    s->part->scan.part_done = true;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+TEST(SeekPage, PartsOfAFileAreJoinedInOrder) {
+  Fixture f;
+  f.a.max_count = 10;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  auto parts = parts_of({10, 995, 7});
+  seek::Piece p0 = piece({{RecKind::Match, 0, 3, "f:3:a"}});
+  seek::Piece p1 = piece({{RecKind::Match, 0, 1, "f:1:b"}, {RecKind::Match, 1, 990, "f:990:c"}});
+  seek::Piece p2 = piece({{RecKind::Match, 0, 5, "f:5:d"}});
+  seek::Piece* pieces[] = {&p0, &p1, &p2};
+  const uint64_t found[] = {1, 2, 1};
+  for (size_t k = 0; k < 3; ++k) {
+    parts[k]->found = parts[k]->part->scan.found = found[k];
+    EXPECT_TRUE(page.take(*parts[k], *pieces[k]));
+    EXPECT_TRUE(page.done(*parts[k]));
+  }
+  const std::string& o = f.out.buffer();
+  EXPECT_EQ(o.substr(0, o.find("{")), "f:3:a\nf:11:b\nf:1000:c\nf:1010:d\n");
+  EXPECT_EQ(page.files, 1u);
+  EXPECT_EQ(page.emitted, 4u);
+  EXPECT_EQ(page.base, 4u);
+  EXPECT_NE(o.find("\"matches\":4"), std::string::npos) << o;
+  EXPECT_EQ(o.find("\"type\":\"file\""), o.rfind("\"type\":\"file\"")) << o;  // one
+}
+
+TEST(SeekPage, AWindowAcrossPartsCountsTheOrdinalsOfThePartsBefore) {
+  Fixture f;
+  f.a.skip = 1;
+  f.a.max_count = 1;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  auto parts = parts_of({4, 4});
+  seek::Piece p0 = piece({{RecKind::Match, 0, 1, "f:1:a"}});
+  seek::Piece p1 = piece({{RecKind::Match, 0, 2, "f:2:b"}, {RecKind::Match, 1, 3, "f:3:c"}});
+  parts[0]->found = 1;
+  EXPECT_TRUE(page.take(*parts[0], p0));
+  EXPECT_TRUE(page.done(*parts[0]));
+  EXPECT_FALSE(page.take(*parts[1], p1));  // the second of the part is past the window
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(f.out.buffer().substr(0, 6), "f:6:b\n");
+  EXPECT_EQ(page.files, 1u);
+}
+
+// A part that ended before its end (a read failed) leaves the lines after it unknown: the
+// later parts are not shown and add nothing, and the file's count is what came before.
+TEST(SeekPage, NothingAfterAPartThatEndedEarlyIsShownOrCounted) {
+  for (const bool count : {false, true}) {
+    Fixture f;
+    f.a.max_count = 10;
+    f.a.count = count;
+    if (count) f.cfg.mode = seek::Mode::Count;
+    seek::Page page{f.a, f.ctx, f.cfg};
+    auto parts = parts_of({5, 0, 5});
+    parts[1]->part->scan.part_done = false;
+    parts[1]->errors.push_back(
+        contract::make_error("io.read-failed", "f: read failed", Json::object({{"path", "f"}})));
+    seek::Piece p0 = piece({{RecKind::Match, 0, 2, "f:2:a"}});
+    seek::Piece p1 = piece({{RecKind::Match, 0, 1, "f:1:b"}});
+    p1.recs.push_back({RecKind::Error, 0, 0, p1.bytes.size(), p1.bytes.size(), 0});
+    seek::Piece p2 = piece({{RecKind::Match, 0, 1, "f:1:c"}});
+    seek::Piece* pieces[] = {&p0, &p1, &p2};
+    for (size_t k = 0; k < 3; ++k) {
+      parts[k]->found = parts[k]->part->scan.found = 1;
+      EXPECT_TRUE(page.take(*parts[k], *pieces[k]));
+      EXPECT_TRUE(page.done(*parts[k]));
+    }
+    const std::string& o = f.out.buffer();
+    EXPECT_EQ(f.ctx.errors().size(), 1u);
+    if (count) {
+      EXPECT_EQ(page.total, 2u);
+      EXPECT_NE(o.find("\"matches\":2"), std::string::npos) << o;
+    } else {
+      EXPECT_EQ(o.substr(0, o.find("{")), "f:2:a\nf:6:b\n");
+      EXPECT_EQ(page.emitted, 2u);
+    }
+    EXPECT_EQ(o.find("f:1:c"), std::string::npos) << o;
+    EXPECT_EQ(page.files, 1u);
+  }
 }
 
 TEST(SeekPage, AMissingFirstPathAfterDashEIsHintedAsAPattern) {
