@@ -593,20 +593,27 @@ ScanResult Scanner::run() {
   return r_;
 }
 
-// A part's first line: the first that starts at or past `from` (after a '\n' at from - 1 or
-// later); none when the line that holds `from` runs past `to` (fill() then ends the part at
-// its '\n'). false when a read failed.
+// A part's first line: the first that starts at or past `from`, after a '\n' at from - 1 or
+// later. None when no '\n' is in [from - 1, to - 1): the line that holds `from` runs to the
+// next part (and is the part's before it), and the part is not read to that line's end: a
+// file of one long line is read once, not once for each part. false when a read failed.
 bool Scanner::start_part() {
   base_ = o_.from - 1;
   lead_ = static_cast<size_t>(base_ % ScanBuffer::kAlign);
+  const uint64_t last = o_.to - 1;  // a '\n' here or later starts the next part's line
   for (;;) {
     if (!fill()) return false;
-    if (const void* nl = std::memchr(data(), '\n', len_)) {
+    const uint64_t upto = std::min(end(), last);
+    if (const void* nl = std::memchr(data(), '\n', static_cast<size_t>(upto - base_))) {
       drop(off_of(nl) + 1);
       break;
     }
+    if (eof_ || end() >= last) {  // no line starts in the part
+      drop(end());
+      eof_ = true;
+      break;
+    }
     drop(end());
-    if (eof_) break;
   }
   pos_ = count_off_ = base_;
   return true;

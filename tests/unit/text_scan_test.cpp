@@ -465,6 +465,42 @@ TEST(Scanner, PartsJoinedAgreeWithOneScan) {
   EXPECT_GT(crlf_files, 300);
 }
 
+// A part whose first bytes are inside a line that runs past its end holds no line, and finds
+// that without reading to the line's end: a file of one long line searched in many parts is
+// read about once, not once a part (which would be quadratic in the parts).
+TEST(Scanner, PartsInsideOneLongLineReadOnlyThemselves) {
+  std::string file(4 << 20, 'x');
+  file.replace(3 << 20, 6, "needle");
+  file += '\n';
+  auto m = text::literal_matcher("needle", false, false);
+  uint64_t bytes = 0;
+  text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+    std::memcpy(buf, file.data() + off, n);
+    bytes += n;
+    return static_cast<long long>(n);
+  };
+  text::LineSink sink = [](const LineEvent&) { return true; };
+  text::FileEol eol;
+  text::ScanResult joined;
+  constexpr uint64_t kPart = 64 << 10;
+  for (uint64_t from = 0; from < file.size(); from += kPart) {
+    text::ScanOptions o;
+    o.max_line = 1 << 20;
+    o.from = from;
+    o.to = from + kPart >= file.size() ? UINT64_MAX : from + kPart;
+    o.eol = &eol;
+    text::ScanBuffer buffer;
+    text::join_part(joined, text::scan(*m, o, read, sink, buffer), joined.newlines, o);
+  }
+  EXPECT_EQ(joined.long_count, 1u);
+  EXPECT_EQ(joined.long_offsets, std::vector<uint64_t>{3 << 20});
+  // each part its own bytes, the part that holds the line all of it, the line endings' check
+  // to the first '\n' (the whole line), a binary probe a part: 3 times the file and a little;
+  // a part read to the line's end would make it 34 times
+  EXPECT_LT(bytes, 4 * file.size());
+}
+
 TEST(Scanner, BinaryProbeAndSkip) {
   const std::string file("abc\0def\nabc\n", 12);
   auto m = text::literal_matcher("abc", false, false);
