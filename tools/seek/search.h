@@ -37,14 +37,14 @@ struct Piece {
   bool empty() const { return bytes.empty() && recs.empty(); }
 };
 
+// A part's size: a file of twice this or more is split (when Search::parts says so).
+constexpr uint64_t kPartBytes = 16 << 20;
+
 // A large file named as an operand is searched in parts, a slot each, so that the workers
 // share it: part k holds the lines that start in [from, to) (text::ScanOptions::from). The
 // worker cannot know the lines and matches of the parts before its own, so its records number
 // lines from the part's first; the main thread, which takes the parts in order, moves them
 // (Page) and joins the parts' results into the file's.
-// A part's size: a file of twice this or more is split (when Search::parts says so).
-constexpr uint64_t kPartBytes = 16 << 20;
-
 struct SharedFile {
   os::Fd fd;
   text::FileEol eol;  // its line endings, found once
