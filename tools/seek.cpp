@@ -310,15 +310,7 @@ void push_parts(seek::Ordered& pool, os::Input& in, uint64_t n, os::SkipCounts& 
   auto file = std::make_shared<seek::SharedFile>();
   file->fd = std::move(in.named.fd);
   for (uint64_t k = 0; k < n; ++k) {
-    auto s = std::make_unique<Slot>();
-    s->path = in.path;
-    s->named = true;
-    s->st = in.named.st;
-    s->part = std::make_unique<seek::Part>();
-    s->part->file = file;
-    s->part->from = k * seek::kPartBytes;
-    s->part->last = k + 1 == n;
-    s->part->to = s->part->last ? UINT64_MAX : (k + 1) * seek::kPartBytes;
+    std::unique_ptr<Slot> s = seek::part_slot(in.path, in.named.st, file, k, n);
     s->walk_skips = in.skipped - pushed;
     pushed = in.skipped;
     pool.push(std::move(s));
@@ -348,12 +340,22 @@ Json run(const Args& a, contract::Context& ctx) {
   // matching lines worth finding in one file: to the window's end and one more, or with
   // --last to the end (or to --before)
   cfg.limit = a.last ? a.before.value_or(UINT64_MAX) : a.skip + a.max_count + 1;
+  cfg.workers = cores;
   Page page{a, ctx, cfg};
+  seek::Worker helper;  // the main thread's, for a part of a walked file no worker has taken
   seek::Ordered pool(
       workers, [&](Slot& s, seek::Worker& w) { seek::search_file(cfg, s, w); },
       [&](Slot& s, seek::Piece& p) { return page.take(s, p); },
       [&](Slot& s) { return page.done(s); });
   cfg.pool = &pool;
+  if (cfg.splits())
+    pool.expand_with(
+        [&](Slot& s) {
+          std::vector<std::unique_ptr<Slot>> rest = seek::rest_of(s);
+          if (!rest.empty() && !helper.matcher) helper.matcher = make_matcher(a, set);
+          return rest;
+        },
+        helper);
 
   os::WalkOptions wo;
   wo.hidden = a.hidden;
@@ -371,7 +373,7 @@ Json run(const Args& a, contract::Context& ctx) {
         break;
       case os::Input::Type::Named: {  // a file named is always searched, binary or not
         const uint64_t n = S_ISREG(in.named.st.st_mode)
-                               ? cfg.parts(static_cast<uint64_t>(in.named.st.st_size), cores)
+                               ? cfg.parts(static_cast<uint64_t>(in.named.st.st_size))
                                : 1;
         if (n > 1) {
           push_parts(pool, in, n, pushed);

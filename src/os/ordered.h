@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -52,6 +53,12 @@ class Ordered {
   using Work = std::function<void(Slot&, Worker&)>;
   using Take = std::function<bool(Slot&, Piece&)>;
   using Done = std::function<bool(Slot&)>;
+  // Main thread, after Done of a slot: more work that belongs right after it in the output
+  // (the rest of a large file its work found), or none. Those slots are run by idle workers
+  // ahead of the ring, or by the main thread itself with `helper` (so that they go on while
+  // every worker is held back by the budget), and delivered in their order before the next
+  // slot of the ring.
+  using Expand = std::function<std::vector<std::unique_ptr<Slot>>(Slot&)>;
 
   static constexpr size_t kWindow = 256;
   static constexpr size_t kBudget = 8 << 20;
@@ -78,6 +85,12 @@ class Ordered {
     work_cv_.notify_all();
     room_cv_.notify_all();
     for (auto& t : threads_) t.join();
+  }
+
+  // Sets the Expand step and the main thread's own worker state for it (before the first push).
+  void expand_with(Expand expand, Worker& helper) {
+    expand_ = std::move(expand);
+    helper_ = &helper;
   }
 
   bool stopped() const { return stopped_; }  // main thread: Take or Done said stop
@@ -129,7 +142,9 @@ class Ordered {
   // Worker side: hands a piece of a large output to the main thread while the work goes on.
   void publish(Slot& s, Piece&& p) {
     if (p.empty()) return;
-    if (here_) {  // the main thread's own work: its slot is the head, taken at once
+    // The main thread's own work (its slot is the head, taken at once); a worker never reads
+    // here_, which the main thread sets while workers run (expand()).
+    if (std::this_thread::get_id() == main_id_ && here_) {
       if (!stopped_ && !take_(s, p)) stop();
       return;
     }
@@ -155,8 +170,29 @@ class Ordered {
  private:
   enum class Mode { Ready, UntilRoom, All };
 
+  // A slot an expansion queued that nobody has taken, or null; `only`: that one or none.
+  Slot* take_side(Slot* only = nullptr) {
+    std::lock_guard lk(mu_);
+    if (side_.empty() || (only && side_.front() != only)) return nullptr;
+    Slot* s = side_.front();
+    side_.pop_front();
+    side_waiting_.store(side_.size());
+    return s;
+  }
+
   void loop(Worker& w) {
     for (;;) {
+      if (side_waiting_.load() > 0) {
+        if (Slot* s = take_side()) {
+          if (!cancel_) work_(*s, w);
+          s->done.store(true);
+          if (main_waiting_.load()) {
+            std::lock_guard lk(mu_);
+            main_cv_.notify_one();
+          }
+          continue;
+        }
+      }
       uint64_t i = claimed_.load();
       if (cancel_) return;
       if (i < pushed_.load()) {
@@ -174,9 +210,17 @@ class Ordered {
         continue;
       }
       std::unique_lock lk(mu_);
-      if (closing_ && claimed_.load() >= pushed_.load()) return;
+      // With an Expand step, a slot not yet delivered may still give more work: stay (the
+      // destructor's cancel ends the wait).
+      auto over = [&] {
+        return closing_ && claimed_.load() >= pushed_.load() &&
+               (!expand_ || head_.load() >= pushed_.load());
+      };
+      if (over()) return;
       ++idle_;
-      work_cv_.wait(lk, [&] { return cancel_ || closing_ || claimed_.load() < pushed_.load(); });
+      work_cv_.wait(lk, [&] {
+        return cancel_ || over() || claimed_.load() < pushed_.load() || !side_.empty();
+      });
       --idle_;
     }
   }
@@ -225,7 +269,7 @@ class Ordered {
       if (!take_pieces(head)) return stop();
       if (head.done.load()) {
         if (!take_pieces(head)) return stop();
-        bool go = take_(head, head.last) && done_(head);
+        bool go = take_(head, head.last) && done_(head) && (!expand_ || expand(head));
         head_.store(head_ + 1);
         if (blocked_.load()) {
           std::lock_guard lk(mu_);
@@ -251,9 +295,60 @@ class Ordered {
     }
   }
 
+  // The slots Expand gave for `head`, queued for the workers and delivered in order here;
+  // one that no worker has taken when its turn comes is run here. false: stop.
+  bool expand(Slot& head) {
+    std::vector<std::unique_ptr<Slot>> more = expand_(head);
+    if (more.empty()) return true;
+    {
+      std::lock_guard lk(mu_);
+      for (auto& s : more) {
+        s->seq = head.seq;  // counted as the head: never held back by the budget
+        side_.push_back(s.get());
+      }
+      side_waiting_.store(side_.size());
+    }
+    // One slot pushed runs without threads (see the constructor); its parts want them.
+    if (threads_.empty() && workers_.size() > 1)
+      for (auto& w : workers_) threads_.emplace_back([this, &w] { loop(w); });
+    work_cv_.notify_all();
+    for (auto& owned : more) {
+      if (!deliver(*owned)) {
+        // A worker may still be in one of those left, or take it later: kept to the end.
+        for (auto& left : more)
+          if (left) side_owned_.push_back(std::move(left));
+        return false;
+      }
+      owned.reset();  // done and taken: no worker holds it any more
+    }
+    return true;
+  }
+
+  // One expanded slot's output, whoever works it (here, when no worker has taken it yet).
+  bool deliver(Slot& s) {
+    if (take_side(&s)) {
+      here_ = true;
+      if (!stopped_) work_(s, *helper_);
+      here_ = false;
+      s.done.store(true);
+      if (stopped_) return false;
+    }
+    for (;;) {
+      if (!take_pieces(s)) return false;
+      if (s.done.load()) return take_pieces(s) && take_(s, s.last) && done_(s);
+      std::unique_lock lk(mu_);
+      main_waiting_.store(true);
+      main_cv_.wait(lk, [&] { return s.done.load() || s.pending.load() || cancel_; });
+      main_waiting_.store(false);
+      if (cancel_) return false;
+    }
+  }
+
   Work work_;
   Take take_;
   Done done_;
+  Expand expand_;
+  Worker* helper_ = nullptr;
   std::vector<std::unique_ptr<Slot>> ring_;
   // The counters written for every slot on cache lines of their own (pushed_ and head_ by the
   // main thread, claimed_ by the workers): on one line every write took it away from the
@@ -270,8 +365,12 @@ class Ordered {
   std::atomic<bool> main_waiting_{false}, cancel_{false};
   size_t buffered_ = 0;   // under mu_
   bool closing_ = false;  // under mu_
+  std::deque<Slot*> side_;  // under mu_: expanded slots no worker has taken yet
+  std::atomic<size_t> side_waiting_{0};
+  std::vector<std::unique_ptr<Slot>> side_owned_;  // main thread: expanded slots after a stop
   bool stopped_ = false;  // main thread only
-  bool here_ = false;     // main thread only: run_here() is doing the work
+  bool here_ = false;     // main thread only: run_here() or expand() is doing the work
+  const std::thread::id main_id_ = std::this_thread::get_id();  // the pool's maker
 };
 
 }  // namespace os

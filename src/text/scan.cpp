@@ -152,6 +152,7 @@ bool Scanner::fill() {
     if (const void* nl = std::memchr(at(look), '\n', static_cast<size_t>(end() - look))) {
       len_ = static_cast<size_t>(off_of(nl) + 1 - base_);
       eof_ = true;
+      r_.more = true;
     }
   }
   return true;
@@ -587,9 +588,10 @@ ScanResult Scanner::run() {
   }
   if (crlf_known_) r_.crlf = crlf_;
   if (o_.to != UINT64_MAX && !stop_) {
-    r_.newlines = line_of(end()) - 1;
     r_.part_done = true;
+    if (r_.more) r_.newlines = line_of(end()) - 1;
   }
+  if (stop_) r_.more = false;
   return r_;
 }
 
@@ -664,6 +666,7 @@ void join_part(ScanResult& into, const ScanResult& part, uint64_t lines_before,
   if (!into.error) into.error = part.error;
   into.newlines += part.newlines;
   into.part_done = part.part_done;
+  into.more = part.more;
 }
 
 std::pair<uint64_t, uint64_t> window_around(const ScanResult& r, uint64_t needle, uint64_t side,

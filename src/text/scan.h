@@ -94,10 +94,12 @@ struct ScanResult {
   uint64_t long_occurrences = 0;
   uint64_t first_long_start = 0, first_long_end = 0;
   int error = 0;                 // errno of a failed read
-  // A part (ScanOptions::from, to) scanned to its end: the '\n' in its lines. Not set (and
-  // `part_done` false) when the scan stopped before the part's end.
+  // A part (ScanOptions::from, to) scanned to its end: part_done. `more`: it ended at the
+  // '\n' at or past to - 1, not at the end of the file (the lines after it are the next
+  // part's), and `newlines` is the count of '\n' in its lines (0 otherwise: no line follows).
   uint64_t newlines = 0;
   bool part_done = false;
+  bool more = false;
 };
 
 // pread semantics: fills buf with up to len bytes at offset; returns the count (short only at

@@ -61,6 +61,15 @@ def files(tmp_path_factory):
     made = {"lf.txt": build(), "crlf.txt": build(b"\r\n", bom=True)}
     for name, data in made.items():
         (root / name).write_bytes(data)
+    # Small files walked before and after the large ones; those after match on every line, so
+    # that their output fills the pool's budget while a large file's parts are still to come.
+    (root / "a").mkdir()
+    for i in range(20):
+        (root / "a" / f"s{i}.txt").write_bytes(b"a small file\n" + NEEDLE + b" %d\n" % i)
+    (root / "z").mkdir()
+    dense = b"".join(NEEDLE + b" line %d of a dense file\n" % i for i in range(3000))
+    for i in range(40):
+        (root / "z" / f"t{i:03}.txt").write_bytes(dense)
     return root, made
 
 
@@ -87,6 +96,33 @@ def test_parts_answer_as_one_thread_does(files, name, case):
     two = S("--root", root, "-j", "2", *case, name)
     assert two.out == one.out and two.exit == one.exit
     assert one.exit != 2 and len(one.out) > 200  # an answer with matches, not a refusal
+
+
+# A walked file's size is known only once its worker opens it: it is searched as its first part,
+# and when it goes on the rest follow as parts (os::Ordered's Expand), taken right after it.
+WALKED = [
+    # every line (text, cheap to check), the dense files' output filling the budget
+    ["--format", "text", "--max-bytes", "16777216", "--max-count", "100000000", NEEDLE],
+    # a page across lf.txt's third edge, and its long line as one error of the file
+    ["--max-bytes", "16777216", "--skip", "15000", "--max-count", "2000", "--max-line-bytes",
+     "4096", "--glob", "!z/**", "--glob", "!crlf.txt", NEEDLE],
+    # a page that ends inside a large file, while its parts are still to come
+    ["--skip", "200", "--max-count", "500", NEEDLE],
+    ["-c", NEEDLE],
+    ["-c", "--max-line-bytes", "4096", "-e", NEEDLE, "-e", "part"],
+    ["--max-count", "0", NEEDLE],
+    [NEEDLE],
+]
+
+
+@pytest.mark.parametrize("case", WALKED, ids=lambda c: " ".join(map(str, c)))
+def test_walked_large_files_answer_as_one_thread_does(files, case):
+    root, _ = files
+    one = S("--root", root, "-j", "1", *case)
+    for threads in ("2", "3"):
+        many = S("--root", root, "-j", threads, *case)
+        assert many.out == one.out and many.exit == one.exit
+    assert one.exit != 2 and len(one.out) > 200
 
 
 def matching_lines(data):

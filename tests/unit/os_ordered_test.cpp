@@ -25,10 +25,12 @@ struct Slot : os::OrderedSlot<Piece> {
   int count = 0;            // pieces the work publishes before its last one
   size_t piece_bytes = 16;  // the size of each
   int delay_us = 0;         // how long the work takes
+  int expand = 0;           // slots its Expand step gives after it (ids id * 100 + 1...)
 };
 
 struct Worker {
   int done = 0;
+  bool main = false;  // the main thread's helper
 };
 
 using Pool = os::Ordered<Slot, Worker>;
@@ -43,11 +45,13 @@ std::string piece(uint64_t id, int k, size_t size) {
 struct Delivered {
   std::vector<std::string> taken;  // "<id>:<k>" in the order the main thread took them
   std::vector<uint64_t> done;      // ids in the order done() was called
+  int by_main = 0;                 // expanded slots the main thread worked itself
 };
 
 Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
               size_t stop_after = SIZE_MAX) {
   std::vector<Worker> workers(threads);
+  Worker helper{0, true};
   Delivered r;
   Pool* self = nullptr;
   Pool pool(
@@ -57,6 +61,7 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
         for (int k = 0; k < s.count; ++k) self->publish(s, Piece{piece(s.id, k, s.piece_bytes)});
         s.last = Piece{piece(s.id, s.count, 1)};
         ++w.done;
+        if (w.main) ++r.by_main;  // only the main thread writes it
       },
       [&](Slot&, Piece& p) {
         r.taken.push_back(p.bytes.substr(0, p.bytes.find('.')));
@@ -67,6 +72,19 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
         return true;
       });
   self = &pool;
+  pool.expand_with(
+      [](Slot& s) {
+        std::vector<std::unique_ptr<Slot>> more;
+        for (int j = 1; j <= s.expand; ++j) {
+          auto e = std::make_unique<Slot>();
+          e->id = s.id * 100 + static_cast<uint64_t>(j);
+          e->count = s.count;
+          e->piece_bytes = s.piece_bytes;
+          more.push_back(std::move(e));
+        }
+        return more;
+      },
+      helper);
   for (auto& s : slots) pool.push(std::move(s));
   pool.finish();
   return r;
@@ -113,6 +131,50 @@ TEST(Ordered, LargeOutputsHeldByTheBudgetStillArriveInOrder) {
   }
   Delivered r = run(std::move(slots), 4);
   EXPECT_EQ(r.taken, want);
+}
+
+// Slots an Expand step gives after a slot are delivered right after it, in their order,
+// before the next slot of the ring, whoever works them: idle workers, or the main thread when
+// every worker is held back by the budget behind them (the slots after each expanded one
+// publish more than the budget); a stop among them ends it all.
+TEST(Ordered, ExpandedSlotsArriveRightAfterTheirSlot) {
+  std::mt19937 rng(9);
+  int by_main = 0;
+  for (int round = 0; round < 30; ++round) {
+    std::vector<std::unique_ptr<Slot>> slots;
+    std::vector<std::string> want;
+    std::vector<uint64_t> want_done;
+    for (uint64_t id = 1; id <= 30; ++id) {
+      auto s = std::make_unique<Slot>();
+      s->id = id;
+      const bool big = rng() % 2 == 0;
+      s->count = big ? 6 : static_cast<int>(rng() % 3);
+      s->piece_bytes = big ? Pool::kPiece * 4 : 16;
+      s->delay_us = rng() % 4 == 0 ? 1000 : 0;
+      s->expand = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 4) : 0;
+      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
+      want_done.push_back(id);
+      for (int j = 1; j <= s->expand; ++j) {
+        const uint64_t e = id * 100 + static_cast<uint64_t>(j);
+        for (int k = 0; k <= s->count; ++k) want.push_back(piece(e, k, 0));
+        want_done.push_back(e);
+      }
+      slots.push_back(std::move(s));
+    }
+    // Every third round the consumer says stop somewhere: what came before is all there is.
+    const size_t stop_after = round % 3 == 2 ? 1 + rng() % want.size() : SIZE_MAX;
+    Delivered r = run(std::move(slots), 2 + round % 3, stop_after);
+    if (stop_after != SIZE_MAX) {
+      want.resize(stop_after);
+      ASSERT_EQ(r.taken, want) << "round " << round;
+      continue;
+    }
+    ASSERT_EQ(r.taken, want) << "round " << round;
+    ASSERT_EQ(r.done, want_done) << "round " << round;
+    by_main += r.by_main;
+  }
+  RecordProperty("expanded slots the main thread worked", by_main);
+  EXPECT_GT(by_main, 0);  // the path that keeps them going behind held-back workers was taken
 }
 
 TEST(Ordered, AConsumerThatSaysStopStopsEverything) {

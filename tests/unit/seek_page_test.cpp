@@ -129,6 +129,7 @@ std::vector<std::unique_ptr<seek::Slot>> parts_of(const std::vector<uint64_t>& n
     auto s = std::make_unique<seek::Slot>();
     s->path = "f";
     s->searched = true;
+    s->named = true;  // pushed as parts (a walked file's first part: below)
     s->part = std::make_unique<seek::Part>();
     s->part->file = file;
     s->part->from = k * 100;
@@ -180,6 +181,38 @@ TEST(SeekPage, AWindowAcrossPartsCountsTheOrdinalsOfThePartsBefore) {
   EXPECT_TRUE(page.truncated);
   EXPECT_EQ(f.out.buffer().substr(0, 6), "f:6:b\n");
   EXPECT_EQ(page.files, 1u);
+}
+
+// A walked file's first part learns it is one only at the end of its search: its pieces are
+// taken as a whole file's (its part is not read before the slot is done), and the parts its
+// done() makes way for follow it; the next file starts afresh.
+TEST(SeekPage, AWalkedFilesFirstPartIsTakenAsAFileUntilItIsDone) {
+  Fixture f;
+  f.a.max_count = 10;
+  seek::Page page{f.a, f.ctx, f.cfg};
+  auto parts = parts_of({4, 0});
+  parts[0]->named = false;
+  seek::Piece p0 = piece({{RecKind::Match, 0, 2, "f:2:a"}});
+  seek::Piece p1 = piece({{RecKind::Match, 0, 1, "f:1:b"}});
+  parts[0]->found = parts[0]->part->scan.found = 1;
+  parts[1]->found = parts[1]->part->scan.found = 1;
+  EXPECT_TRUE(page.take(*parts[0], p0));
+  parts[0]->done.store(true);
+  EXPECT_TRUE(page.done(*parts[0]));
+  EXPECT_TRUE(page.take(*parts[1], p1));
+  EXPECT_TRUE(page.done(*parts[1]));
+  seek::Slot next;
+  next.path = "g";
+  next.searched = true;
+  seek::Piece q = piece({{RecKind::Match, 0, 3, "g:3:c"}});
+  next.found = 1;
+  EXPECT_TRUE(page.take(next, q));
+  EXPECT_TRUE(page.done(next));
+  const std::string& o = f.out.buffer();
+  EXPECT_EQ(o.substr(0, o.find("{")), "f:2:a\nf:5:b\n");
+  EXPECT_NE(o.find("g:3:c"), std::string::npos) << o;
+  EXPECT_EQ(page.files, 2u);
+  EXPECT_EQ(page.emitted, 3u);
 }
 
 // A part that ended before its end (a read failed) leaves the lines after it unknown: the

@@ -11,15 +11,29 @@ namespace seek {
 
 using contract::Json;
 
+// A slot's part: a named file's parts, and the parts after a walked file's first, carry it
+// from the start; a walked file's first part gets it from its worker at the end of its search
+// (search_file), so it is read only once the slot is done. Before that the slot is taken as
+// a file's first part or a whole file, which are taken alike.
+namespace {
+const Part* part_of(const Slot& s) {
+  return s.named || s.done.load(std::memory_order_acquire) ? s.part.get() : nullptr;
+}
+}  // namespace
+
 void Page::enter(const Slot& s) {
   if (current == &s) return;
   current = &s;
   shift = 0;
-  if (s.part && s.part->from > 0) {  // the same file goes on: its lines after the parts before
+  const Part* part = part_of(s);
+  if (part && part->from > 0) {  // the same file goes on: its lines after the parts before
     shift = parts.scan.newlines;
     return;
   }
-  if (s.part) parts = Parts{};
+  if (joined) {
+    parts = Parts{};
+    joined = false;
+  }
   file_emitted = 0;
   skips += s.walk_skips;
   held.clear();
@@ -98,7 +112,7 @@ void Page::add_totals(const Slot& s) {
 bool Page::take(Slot& s, Piece& p) {
   enter(s);
   if (ctx.output_failed()) return false;
-  if (s.part && parts.broken) return true;  // after a part that ended early: not shown
+  if (parts.broken && part_of(s)) return true;  // after a part that ended early: not shown
   if (!cfg.lines()) {  // no lines rendered: only errors to pass on
     for (const Rec& r : p.recs)
       if (r.kind == RecKind::Error) error(std::move(s.errors[r.lo]));
@@ -177,6 +191,7 @@ bool Page::take(Slot& s, Piece& p) {
 // file reports them.
 bool Page::join(Slot& s) {
   const Part& part = *s.part;
+  joined = true;
   if (parts.broken) {
     s.found = 0;
   } else {

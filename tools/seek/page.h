@@ -45,7 +45,8 @@ struct Page {
     bool broken = false;  // a part ended before its end (a read failed): the rest is not shown
   };
   Parts parts{};
-  uint64_t shift = 0;  // added to the line numbers of the records taken now
+  bool joined = false;  // parts holds a part's result (to be cleared at the next file)
+  uint64_t shift = 0;   // added to the line numbers of the records taken now
 
   void enter(const Slot& s);
   // Appends a record's bytes, less its '\n', its line number moved by `shift`.

@@ -9,11 +9,37 @@
 
 namespace seek {
 
-uint64_t Search::parts(uint64_t size, size_t workers) const {
+bool Search::splits() const {
   const bool joinable = mode == Mode::Count || totals ||
                         (mode == Mode::Lines && a.context == 0 && !a.witness && !last());
-  if (!joinable || workers < 2 || size < 2 * kPartBytes) return 1;
-  return (size + kPartBytes - 1) / kPartBytes;
+  return joinable && workers >= 2;
+}
+
+uint64_t Search::parts(uint64_t size) const {
+  if (!splits() || size < 2 * kPartBytes) return 1;
+  return size / kPartBytes + (size % kPartBytes != 0);
+}
+
+std::unique_ptr<Slot> part_slot(const std::string& path, const struct stat& st,
+                                const std::shared_ptr<SharedFile>& file, uint64_t k, uint64_t n) {
+  auto s = std::make_unique<Slot>();
+  s->path = path;
+  s->named = true;  // opened: its worker reads file->fd
+  s->st = st;
+  s->part = std::make_unique<Part>();
+  s->part->file = file;
+  s->part->from = k * kPartBytes;
+  s->part->last = k + 1 == n;
+  s->part->to = s->part->last ? UINT64_MAX : (k + 1) * kPartBytes;
+  return s;
+}
+
+std::vector<std::unique_ptr<Slot>> rest_of(const Slot& s) {
+  std::vector<std::unique_ptr<Slot>> rest;
+  if (!s.part || !s.entry || s.part->last) return rest;
+  const uint64_t n = std::max<uint64_t>(2, s.bytes() / kPartBytes + (s.bytes() % kPartBytes != 0));
+  for (uint64_t k = 1; k < n; ++k) rest.push_back(part_slot(s.path, s.st, s.part->file, k, n));
+  return rest;
 }
 
 void search_file(const Search& cfg, Slot& s, Worker& w) {
@@ -75,6 +101,10 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
     s.part->match_line_at = render.line_at(true);
     s.part->context_line_at = render.line_at(false);
   }
+  // A walked file is searched as the first part of a large one: most end within it, the same
+  // search as a whole one; one that goes on becomes that part, and the rest follow (rest_of).
+  const bool first_part = !s.named && cfg.splits();
+  if (first_part) so.to = kPartBytes;
 
   auto add = [&](const text::LineEvent& ev, const std::string* witness) {
     const size_t begin = piece.bytes.size();
@@ -119,6 +149,14 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   s.found = res.found;
   if (res.error) add_error(os::errno_error(res.error, s.path, "read"));
   if (batches && batches->error()) add_error(os::errno_error(batches->error(), s.path, "read"));
+  if (first_part && res.more) {
+    s.part = std::make_unique<Part>();
+    s.part->file = std::make_shared<SharedFile>();
+    s.part->file->fd = std::move(owned);
+    s.part->to = kPartBytes;
+    s.part->match_line_at = render.line_at(true);
+    s.part->context_line_at = render.line_at(false);
+  }
   if (s.part)  // its long lines are the file's, joined with the other parts' (Page)
     s.part->scan = res;
   else if (res.long_count)

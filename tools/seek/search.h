@@ -40,11 +40,13 @@ struct Piece {
 // A part's size: a file of twice this or more is split (when Search::parts says so).
 constexpr uint64_t kPartBytes = 16 << 20;
 
-// A large file named as an operand is searched in parts, a slot each, so that the workers
-// share it: part k holds the lines that start in [from, to) (text::ScanOptions::from). The
-// worker cannot know the lines and matches of the parts before its own, so its records number
-// lines from the part's first; the main thread, which takes the parts in order, moves them
-// (Page) and joins the parts' results into the file's.
+// A large file is searched in parts, a slot each, so that the workers share it: a file named
+// as an operand is pushed as its parts; a walked one (whose size the walk does not know) is
+// searched as its first part, and the rest are made when its worker finds it goes on (Page
+// takes them next: os::Ordered's Expand). Part k holds the lines that start in [from, to)
+// (text::ScanOptions::from). The worker cannot know the lines and matches of the parts before its
+// own, so its records number lines from the part's first; the main thread, which takes the parts in
+// order, moves them (Page) and joins the parts' results into the file's.
 struct SharedFile {
   os::Fd fd;
   text::FileEol eol;  // its line endings, found once
@@ -97,16 +99,27 @@ struct Search {
   Mode mode = Mode::Lines;
   bool totals = false;  // --max-count 0: no records, totals only
   uint64_t limit = 0;   // matching lines worth finding in one file: skip + max-count + 1
+  size_t workers = 1;   // the pool's threads
   Ordered* pool = nullptr;
   bool lines() const { return mode == Mode::Lines && !totals; }
   bool last() const { return lines() && a.last > 0; }
   // Exact counts per -e pattern: -c, or totals of lines.
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
-  // Whether a file of `size` bytes is searched in parts, and how many: when it is large, more
-  // than one worker runs, and what is asked for can be joined from parts (counts, or lines
-  // without context, witnesses or --last; -l reads a file only to its first match).
-  uint64_t parts(uint64_t size, size_t workers) const;
+  // Whether a large file is searched in parts: when more than one worker runs, and what is
+  // asked for can be joined from parts (counts, or lines without context, witnesses or
+  // --last; -l reads a file only to its first match).
+  bool splits() const;
+  // How many parts a file of `size` bytes is searched in (1: whole).
+  uint64_t parts(uint64_t size) const;
 };
+
+// Part k of n of a file whose parts share `file`.
+std::unique_ptr<Slot> part_slot(const std::string& path, const struct stat& st,
+                                const std::shared_ptr<SharedFile>& file, uint64_t k, uint64_t n);
+
+// The main thread's Expand step (os::Ordered): for the first part of a walked file that its
+// worker found to be larger than a part (search_file), the parts after it; else none.
+std::vector<std::unique_ptr<Slot>> rest_of(const Slot& s);
 
 // Searches one file on a worker thread: its records are published to the main thread in pieces
 // as they fill, the rest left in Slot::last; what it counts goes in the slot.
