@@ -247,6 +247,7 @@ std::string_view Scanner::text_of(uint64_t off, uint64_t len) {
 void Scanner::emit_context(const LineRef& r, uint64_t lo, uint64_t hi) {
   if (stop_) return;
   LineEvent ev{LineEvent::Kind::Context, r.line, 0, {}, 0, r.too_long, nullptr, lo, hi};
+  ev.binary = r_.binary;
   shown(r, ev.offset, ev.length);
   if (!r.too_long) ev.text = text_of(ev.offset, ev.length);
   if (!stop_ && !sink_(ev)) stop_ = true;
@@ -328,6 +329,7 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
                k,
                k};
   ev.patterns = m_.patterns();
+  ev.binary = r_.binary;
   ++r_.found;
   if (!sink_(ev)) stop_ = true;
   pend_last_line_ = line;

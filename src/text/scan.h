@@ -68,6 +68,9 @@ struct LineEvent {
   uint64_t lo, hi;
   // Match, with a matcher of several patterns: which of them matched (Matcher::patterns()).
   const std::vector<uint32_t>* patterns = nullptr;
+  // The file's binary probe (ScanResult::binary), known before its first event: a caller that
+  // hands events to another thread as they come can say it with them.
+  bool binary = false;
 };
 
 struct ScanResult {

@@ -106,7 +106,14 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   const bool first_part = !s.named && cfg.splits();
   if (first_part) so.to = kPartBytes;
 
+  // The main thread may read the slot's `binary` once it has a piece (a file record for an
+  // answer cut inside this file): it is set before the first, and not written after one.
+  bool added = false;
   auto add = [&](const text::LineEvent& ev, const std::string* witness) {
+    if (!added) {
+      s.binary = ev.binary;
+      added = true;
+    }
     const size_t begin = piece.bytes.size();
     const bool match = ev.kind == text::LineEvent::Kind::Match;
     if (match)
@@ -145,7 +152,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   }
   if (batches) batches->flush();
   s.searched = true;
-  s.binary = res.binary;
+  if (!added) s.binary = res.binary;
   s.found = res.found;
   if (res.error) add_error(os::errno_error(res.error, s.path, "read"));
   if (batches && batches->error()) add_error(os::errno_error(batches->error(), s.path, "read"));
