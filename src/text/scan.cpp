@@ -1,23 +1,16 @@
-// scan.cpp — the Scanner, which drives any matcher over a file read in chunks.
+// scan.cpp — the Scanner, which drives any matcher over a file read in chunks: its reads,
+// regions, matches and context (lines past the cap and joined parts: scan_long.cpp).
 #include "text/scan.h"
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <new>
-#include <optional>
 #include <string>
+
+#include "text/scanner.h"
 
 namespace text {
 namespace {
-
-// --- Scanner -------------------------------------------------------------------------------
-
-constexpr size_t kBinaryProbe = 8192;  // a NUL in the first 8 KiB makes a file binary (as peek)
-constexpr size_t npos = std::string_view::npos;
-constexpr size_t kPastPart = 64 * 1024;  // a part's read past its end, for its last line's '\n'
 
 // Whether the file has a '\n' and every '\n' follows a '\r', read from its start to its first
 // bare '\n' (to its end when it is CRLF); false with `error` set when a read fails.
@@ -44,90 +37,9 @@ bool file_crlf(const ReadAt& read, int& error) {
   }
 }
 
-struct LineRef {
-  uint64_t line, off, len;  // the raw line [off, off + len), without its '\n'
-  bool too_long;
-};
+}  // namespace
 
-// One file, one pass. Invariants: the buffer holds the file bytes [base_, base_ + len_), and
-// base_ is a line start; everything before pos_ has been searched; count_line_ is the number
-// of the line starting at count_off_. Context lines are remembered as LineRefs (offsets), so
-// a line that has left the buffer is read back with one pread when it is shown.
-class Scanner {
- public:
-  Scanner(const Matcher& m, const ScanOptions& o, const ReadAt& read, const LineSink& sink,
-          ScanBuffer& buf)
-      : m_(m),
-        o_(o),
-        read_(read),
-        sink_(sink),
-        chunk_(std::max<size_t>(1, std::min(o.chunk, o.max_line))),
-        n_(o.context),
-        buf_(buf) {}
-
-  ScanResult run();
-
- private:
-  // The byte at file offset `base_` sits `lead_` bytes into the buffer (see ScanBuffer).
-  char* data() const { return buf_.data() + lead_; }
-  const char* at(uint64_t off) const { return data() + (off - base_); }
-  uint64_t off_of(const void* p) const {
-    return base_ + (static_cast<const char*>(p) - data());
-  }
-  uint64_t end() const { return base_ + len_; }
-
-  bool fill();
-  bool start_part();
-  void drop(uint64_t to);   // forgets the bytes before `to`
-  void shift(uint64_t to);  // drop() after counting lines and noting context up to `to`
-  uint64_t line_of(uint64_t off);
-  bool crlf();
-  void shown(const LineRef& r, uint64_t& off, uint64_t& len);
-  std::string_view text_of(uint64_t off, uint64_t len);
-
-  void search_region(uint64_t from, uint64_t to);
-  uint64_t next_hit(const Matcher& m, uint64_t p, uint64_t to);
-  void count_region(uint64_t from, uint64_t to);
-  template <typename F>
-  void count_each(const Matcher& m, uint64_t from, uint64_t to, F&& counted);
-  void on_line(uint64_t ls, uint64_t le);
-  void long_line();
-
-  void identify_after(uint64_t limit);
-  void flush_pend(uint64_t below_line);
-  void update_hist(uint64_t to, uint64_t line);
-  void emit_context(const LineRef& r, uint64_t lo, uint64_t hi);
-
-  const Matcher& m_;
-  const ScanOptions& o_;
-  const ReadAt& read_;
-  const LineSink& sink_;
-  const size_t chunk_;  // never more than the cap: a line past it cannot hide inside one read
-  const uint64_t n_;    // context lines
-  ScanResult r_;
-  bool stop_ = false;
-
-  ScanBuffer& buf_;  // the caller's, reused from file to file
-  uint64_t base_ = 0;
-  size_t lead_ = 0;  // base_ % ScanBuffer::kAlign
-  size_t len_ = 0;
-  bool eof_ = false;
-  uint64_t pos_ = 0;
-  uint64_t count_off_ = 0, count_line_ = 1;
-  bool bom_ = false, line_mode_ = false;
-  bool crlf_known_ = false, crlf_ = false;
-  std::vector<Span> spans_;
-  std::string scratch_;
-  std::vector<uint64_t> marks_;  // count_region: the ends of the lines counted, a bit each
-
-  // Context: lines after the last match not yet shown (pend_, at most n_), how many more of
-  // them are still to be found (after_want_, starting at after_next_), the number of the
-  // last line that is the last match or one of its pend_ lines, and the last n_ lines before
-  // the buffer (hist_), for before-context that reaches back past it.
-  std::vector<LineRef> pend_;
-  uint64_t after_want_ = 0, after_next_ = 0, pend_last_line_ = 0;
-  std::deque<LineRef> hist_;
-};
+namespace scan_detail {
 
 bool Scanner::fill() {
   if (eof_) return true;
@@ -436,97 +348,6 @@ void Scanner::count_region(uint64_t from, uint64_t to) {
   }
 }
 
-// The line at base_ is longer than the cap: it is read in pieces and never held. A literal
-// is still looked for in it (each start probed once, with the bytes a --word check needs);
-// a matcher that can say where a match is has every occurrence found and counted (their
-// offsets kept up to a cap); a matcher that cannot search a piece leaves it unsearched, and
-// the result says so.
-void Scanner::long_line() {
-  const uint64_t ls = base_;
-  const uint64_t line = line_of(ls);
-  const Matcher* filter = m_.needle_size() ? nullptr : m_.long_filter();
-  const Matcher& m = filter ? *filter : m_;  // what is looked for in the line
-  const size_t need = m.needle_size();
-  const bool where = need && m.positions();
-  if (filter) r_.long_candidates = true;
-  const uint64_t shown_start = (ls == 0 && bom_) ? 3 : ls;
-  const bool first_here = r_.long_occurrences == 0;
-  if (where) r_.long_located = true;
-  uint64_t next = shown_start;  // the next start to probe
-  uint64_t nl_from = ls;
-  uint64_t le = 0;
-  bool matched = false, done = need == 0;
-  // Matches starting in [next, lim) (and at lim itself at the line's end), in the bytes up to
-  // wend and the one before next; next moves past what was seen.
-  auto look = [&](uint64_t wend, uint64_t lim, bool at_end) {
-    const uint64_t ws = next > shown_start ? next - 1 : next;
-    const std::string_view w(at(ws), static_cast<size_t>(wend - ws));
-    const bool at_start = ws == shown_start;
-    if (!where) {
-      matched = done = m.probe(w, next - ws, lim - ws, at_start, at_end);
-    } else {
-      while (!done) {
-        const std::optional<Span> h = m.first_in(w, next - ws, lim - ws, at_start, at_end);
-        if (!h) break;
-        matched = true;
-        if (r_.long_offsets.size() < o_.max_long_offsets) r_.long_offsets.push_back(ws + h->start);
-        ++r_.long_occurrences;
-        if (h->end == h->start)
-          done = true;  // an empty match is the line's one span
-        else
-          next = ws + h->end;  // non-overlapping, as spans are
-      }
-    }
-    next = std::max(next, lim);
-  };
-  for (;;) {
-    const void* nl = std::memchr(at(nl_from), '\n', static_cast<size_t>(end() - nl_from));
-    if (nl || eof_) {
-      le = nl ? off_of(nl) : end();
-      if (!done) {
-        uint64_t se = le;
-        if (se > next && crlf() && *at(se - 1) == '\r') --se;
-        if (se >= next) look(se, se, true);  // (an empty needle can match at the very end)
-      }
-      break;
-    }
-    if (!done && end() > next + need) look(end(), end() - need, false);
-    uint64_t keep = end();
-    if (!done) keep = next > shown_start ? next - 1 : next;
-    nl_from = end();
-    drop(std::min(keep, end()));
-    if (!fill() || stop_) return;
-  }
-  if (where && first_here && r_.long_occurrences > 0) {
-    uint64_t off, len;
-    shown({line, ls, le - ls, true}, off, len);
-    r_.first_long_start = off;
-    r_.first_long_end = off + len;
-  }
-  const uint64_t length = le - ls;
-  if (matched || need == 0) {
-    ++r_.long_count;
-    r_.longest = std::max(r_.longest, length);
-    if (r_.long_lines.size() < o_.max_long_lines) r_.long_lines.push_back(line);
-    if (need == 0 || filter) r_.long_unsearched = true;
-  }
-  const LineRef ref{line, ls, length, true};
-  if (n_ > 0) {
-    if (after_want_ > 0) {
-      pend_.push_back(ref);
-      ++pend_last_line_;
-      --after_want_;
-    }
-    hist_.push_back(ref);
-    while (hist_.size() > n_) hist_.pop_front();
-  }
-  after_next_ = le + 1;
-  drop(std::min(le + 1, end()));
-  count_off_ = base_;
-  count_line_ = line + 1;
-  pos_ = base_;
-}
-
 ScanResult Scanner::run() {
   if (o_.to <= o_.from) {  // a part that no line can start in
     r_.part_done = true;
@@ -623,8 +444,7 @@ bool Scanner::start_part() {
   return true;
 }
 
-}  // namespace
-
+}  // namespace scan_detail
 
 void ScanBuffer::grow(size_t n, size_t keep) {
   if (n <= size_) return;
@@ -640,50 +460,8 @@ void ScanBuffer::grow(size_t n, size_t keep) {
 
 ScanResult scan(const Matcher& m, const ScanOptions& opts, const ReadAt& read, const LineSink& sink,
                 ScanBuffer& buffer) {
-  Scanner s(m, opts, read, sink, buffer);
+  scan_detail::Scanner s(m, opts, read, sink, buffer);
   return s.run();
-}
-
-void join_part(ScanResult& into, const ScanResult& part, uint64_t lines_before,
-               const ScanOptions& o) {
-  into.binary = into.binary || part.binary;
-  into.skipped = into.skipped || part.skipped;
-  into.crlf = into.crlf || part.crlf;
-  into.found += part.found;
-  into.stopped = into.stopped || part.stopped;
-  for (uint64_t n : part.long_lines)
-    if (into.long_lines.size() < o.max_long_lines) into.long_lines.push_back(lines_before + n);
-  into.long_count += part.long_count;
-  into.longest = std::max(into.longest, part.longest);
-  into.long_unsearched = into.long_unsearched || part.long_unsearched;
-  into.long_located = into.long_located || part.long_located;
-  into.long_candidates = into.long_candidates || part.long_candidates;
-  for (uint64_t off : part.long_offsets)
-    if (into.long_offsets.size() < o.max_long_offsets) into.long_offsets.push_back(off);
-  if (into.long_occurrences == 0 && part.long_occurrences > 0) {
-    into.first_long_start = part.first_long_start;
-    into.first_long_end = part.first_long_end;
-  }
-  into.long_occurrences += part.long_occurrences;
-  if (!into.error) into.error = part.error;
-  into.newlines += part.newlines;
-  into.part_done = part.part_done;
-  into.more = part.more;
-}
-
-std::pair<uint64_t, uint64_t> window_around(const ScanResult& r, uint64_t needle, uint64_t side,
-                                            const ReadAt& read) {
-  const uint64_t first = r.long_offsets.front();
-  uint64_t from = std::max(r.first_long_start, first > side ? first - side : 0);
-  uint64_t to = std::min(r.first_long_end, first + needle + side);
-  auto continuation = [&](uint64_t off) {
-    char c = 0;
-    return read(&c, 1, off) == 1 && (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-  };
-  for (int i = 0; i < 3 && from < first && continuation(from); ++i) ++from;
-  for (int i = 0; i < 3 && to > first + needle && to < r.first_long_end && continuation(to); ++i)
-    --to;
-  return {from, to};
 }
 
 }  // namespace text

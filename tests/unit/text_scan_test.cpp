@@ -180,6 +180,25 @@ std::string random_file(std::mt19937& rng, const std::string& needle) {
   return f;
 }
 
+// The events `got` are those of `want`: each field, and for context a `hi` that names a later
+// match the line serves when it is known in time, never a wrong one.
+::testing::AssertionResult same_events(const std::vector<Ev>& got, const std::vector<Ev>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << got.size() << " events, not " << want.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const Ev &g = got[i], &w = want[i];
+    if (g.match != w.match || g.line != w.line || g.offset != w.offset || g.text != w.text ||
+        g.length != w.length || g.too_long != w.too_long || g.spans != w.spans || g.lo != w.lo ||
+        g.hi < g.lo || g.hi > w.hi)
+      return ::testing::AssertionFailure()
+             << "event " << i << ": line " << g.line << " (want " << w.line << "), offset "
+             << g.offset << " (" << w.offset << "), match " << g.match << " (" << w.match
+             << "), lo " << g.lo << " (" << w.lo << "), hi " << g.hi << " (<= " << w.hi
+             << "), text '" << g.text << "' ('" << w.text << "')";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(Scanner, AgreesWithTheReference) {
   std::mt19937 rng(getenv("TACK_SCAN_SEED") ? atoi(getenv("TACK_SCAN_SEED")) : 20240615);
   const int rounds = getenv("TACK_SCAN_ROUNDS") ? atoi(getenv("TACK_SCAN_ROUNDS")) : 3000;
@@ -238,21 +257,7 @@ TEST(Scanner, AgreesWithTheReference) {
       for (auto& e : want.events)
         fprintf(stderr, "want %d line %lu lo %lu hi %lu\n", e.match, e.line, e.lo, e.hi);
     }
-    ASSERT_EQ(got.size(), want.events.size()) << what;
-    for (size_t i = 0; i < got.size(); ++i) {
-      const Ev &g = got[i], &w = want.events[i];
-      ASSERT_EQ(g.match, w.match) << what << " event " << i;
-      ASSERT_EQ(g.line, w.line) << what << " event " << i;
-      ASSERT_EQ(g.offset, w.offset) << what;
-      ASSERT_EQ(g.text, w.text) << what;
-      ASSERT_EQ(g.length, w.length) << what;
-      ASSERT_EQ(g.too_long, w.too_long) << what;
-      ASSERT_EQ(g.spans, w.spans) << what;
-      ASSERT_EQ(g.lo, w.lo) << what << " line " << g.line;
-      // hi names a later match the line serves, when it is known in time; never a wrong one.
-      ASSERT_GE(g.hi, g.lo) << what;
-      ASSERT_LE(g.hi, w.hi) << what;
-    }
+    ASSERT_TRUE(same_events(got, want.events)) << what;
     EXPECT_EQ(res.found, want.found) << what;
     EXPECT_EQ(res.long_lines, want.long_lines) << what;
     EXPECT_EQ(res.long_count, want.long_lines.size()) << what;
@@ -433,16 +438,7 @@ TEST(Scanner, PartsJoinedAgreeWithOneScan) {
     }
     what += " chunk " + std::to_string(o.chunk) + " cap " + std::to_string(o.max_line) + " count " +
             std::to_string(o.count_only) + " cuts " + std::to_string(cuts.size());
-    ASSERT_EQ(part_events.size(), whole_events.size()) << what;
-    for (size_t i = 0; i < part_events.size(); ++i) {
-      const Ev &g = part_events[i], &w = whole_events[i];
-      ASSERT_EQ(g.match, w.match) << what << " event " << i;
-      ASSERT_EQ(g.line, w.line) << what << " event " << i;
-      ASSERT_EQ(g.offset, w.offset) << what;
-      ASSERT_EQ(g.text, w.text) << what;
-      ASSERT_EQ(g.spans, w.spans) << what;
-      ASSERT_EQ(g.lo, w.lo) << what;
-    }
+    ASSERT_TRUE(same_events(part_events, whole_events)) << what;
     ASSERT_EQ(joined.found, whole.found) << what;
     ASSERT_EQ(part_per, whole_per) << what;
     ASSERT_EQ(joined.binary, whole.binary) << what;
