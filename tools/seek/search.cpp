@@ -160,9 +160,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
     s.part = std::make_unique<Part>();
     s.part->file = std::make_shared<SharedFile>();
     s.part->file->fd = std::move(owned);
-    s.part->to = kPartBytes;
-    s.part->match_line_at = render.line_at(true);
-    s.part->context_line_at = render.line_at(false);
+    s.part->to = kPartBytes;  // a first part: its line numbers are the file's, never moved
   }
   if (s.part)  // its long lines are the file's, joined with the other parts' (Page)
     s.part->scan = res;
