@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "text/cpu.h"
+
 namespace text {
 
 namespace {
@@ -51,9 +53,9 @@ char* put_escape(char* o, unsigned char c) {
 // each clone below, two SSE2 halves or one AVX2 register).
 using Block = unsigned char __attribute__((vector_size(32)));
 
-// The search itself, built twice and chosen once at load by the CPU (an ifunc): most of a large
-// answer is runs that need no escape, and this is the cost of crossing them.
-__attribute__((target_clones("avx2", "default"))) size_t find_escape(const char* p, size_t n) {
+// The search itself, built twice (the body inlined into each) and chosen once by the CPU: most
+// of a large answer is runs that need no escape, and this is the cost of crossing them.
+inline __attribute__((always_inline)) size_t find_escape_in(const char* p, size_t n) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     Block b;
@@ -69,6 +71,16 @@ __attribute__((target_clones("avx2", "default"))) size_t find_escape(const char*
     if (needs_escape(static_cast<unsigned char>(p[i]))) return i;
   return n;
 }
+
+__attribute__((target("avx2"))) size_t find_escape_avx2(const char* p, size_t n) {
+  return find_escape_in(p, n);
+}
+
+size_t find_escape_sse2(const char* p, size_t n) {
+  return find_escape_in(p, n);
+}
+
+const auto find_escape = has_avx2() ? find_escape_avx2 : find_escape_sse2;
 
 int hex_value(char c) {
   return c <= '9' ? c - '0' : c - 'a' + 10;

@@ -3,10 +3,12 @@
 
 #include <immintrin.h>
 
+#include "text/cpu.h"
+
 namespace text {
 namespace {
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+const bool kAvx2 = has_avx2();
 
 __attribute__((target("avx2"))) uint32_t nl_mask_avx2(const char* p) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "text/cpu.h"
+
 namespace text {
 namespace {
 
@@ -37,7 +39,7 @@ unsigned char lower(unsigned char c) {
   return (c >= 'A' && c <= 'Z') ? c | 0x20 : c;
 }
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+const bool kAvx2 = has_avx2();
 
 class LiteralMatcher final : public Matcher {
  public:
