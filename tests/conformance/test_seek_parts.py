@@ -85,6 +85,9 @@ CASES = [
     ["--regex", "--max-count", "100000", "--max-bytes", "16777216", "needle$"],
     ["--regex", "-c", "^needle"],
     ["-i", "--word", "--max-count", "100000", "--max-bytes", "16777216", "NEEDLE"],
+    ["--last", "3", NEEDLE],
+    ["--last", "20000", "--max-bytes", "16777216", "--format", "text", NEEDLE],
+    ["--last", "5", "--before", "15000", "--max-line-bytes", "4096", NEEDLE],
 ]
 
 
@@ -112,6 +115,8 @@ WALKED = [
     ["-c", "--max-line-bytes", "4096", "-e", NEEDLE, "-e", "part"],
     ["--max-count", "0", NEEDLE],
     [NEEDLE],
+    ["--last", "4", NEEDLE],
+    ["--last", "3", "--before", "9000", "--glob", "!z/**", NEEDLE],
 ]
 
 
@@ -160,6 +165,26 @@ def test_line_numbers_are_the_files(files, name):
     assert got == want
     # the lines across the edges are there, each once
     assert len(got) == len(set(got)) > 500
+
+
+@pytest.mark.parametrize("name", ["lf.txt", "crlf.txt"])
+def test_the_last_lines_are_the_files(files, name):
+    # --last keeps the last matches of all the parts, as one file, numbered from its first line;
+    # --before pages back across each edge
+    root, made = files
+    want = matching_lines(made[name])
+
+    def last(*args):
+        r = S("--root", root, "-j", "2", *args, name)
+        assert r.out == S("--root", root, "-j", "1", *args, name).out
+        files_ = [m for m in r.json if m["type"] == "file"]
+        assert len(files_) == 1
+        return [(m["line"], m["offset"]) for m in r.json if m["type"] == "match"]
+
+    assert last("--last", "5", NEEDLE) == want[-5:]
+    for edge in (PART, 2 * PART, 3 * PART):
+        first = next(i for i, (_, off) in enumerate(want) if off >= edge)
+        assert last("--last", "3", "--before", str(first + 1), NEEDLE) == want[first - 2:first + 1]
 
 
 def test_a_long_line_across_an_edge_is_one_error_of_the_file(files):

@@ -34,13 +34,13 @@ void Page::enter(const Slot& s) {
     parts = Parts{};
     joined = false;
   }
+  file_seq = s.seq;
   file_emitted = 0;
   skips += s.walk_skips;
   held.clear();
 }
 
-void Page::put(const Piece& p, const Rec& r, const Slot& s) {
-  std::string& out = ctx.raw();
+void Page::put(std::string& out, const Piece& p, const Rec& r, const Slot& s) const {
   if (shift == 0 || r.kind == RecKind::Error) {
     out.append(p.bytes, r.begin, r.end - r.begin - 1);
     return;
@@ -56,7 +56,7 @@ void Page::put(const Piece& p, const Rec& r, const Slot& s) {
 }
 
 void Page::write(const Piece& p, const Rec& r, const Slot& s) {
-  put(p, r, s);
+  put(ctx.raw(), p, r, s);
   ctx.commit();
 }
 
@@ -133,7 +133,7 @@ bool Page::take(Slot& s, Piece& p) {
     } else {
       for (size_t i = 0; i < p.recs.size(); ++i) {
         if (i > 0) ctx.raw() += '\n';
-        put(p, p.recs[i], s);
+        put(ctx.raw(), p, p.recs[i], s);
       }
     }
     ctx.commit();
@@ -240,32 +240,32 @@ bool Page::done(Slot& s) {
     return !ctx.output_failed();
   }
   if (tail)
-    tail->file(s.seq, s.path, s.bytes(), s.binary);
+    tail->file(file_seq, s.path, s.bytes(), s.binary);
   else
     file_record(s);
   current = nullptr;
   return !ctx.output_failed();
 }
 
-// --last: every match goes into the ring, to the end of the answer or to --before.
+// --last: every match goes into the ring, to the end of the answer or to --before. The parts
+// of a file go in as one file (its first part's place), their line numbers moved.
 bool Page::take_tail(Slot& s, Piece& p) {
   for (const Rec& r : p.recs) {
-    switch (r.kind) {
-      case RecKind::Error:
-        error(std::move(s.errors[r.lo]));
-        break;
-      case RecKind::Match:
-        if (a.before && base + r.lo >= *a.before) {  // the rest is after the cursor
-          ++files;
-          tail->file(s.seq, s.path, s.bytes(), s.binary);
-          return false;
-        }
-        tail->match(s.seq, r.line, base + r.lo, p.bytes.substr(r.begin, r.end - r.begin - 1));
-        break;
-      case RecKind::Context:
-        tail->context(s.seq, r.line, p.bytes.substr(r.begin, r.end - r.begin - 1));
-        break;
+    if (r.kind == RecKind::Error) {
+      error(std::move(s.errors[r.lo]));
+      continue;
     }
+    if (r.kind == RecKind::Match && a.before && base + r.lo >= *a.before) {
+      ++files;  // the rest is after the cursor
+      tail->file(file_seq, s.path, s.bytes(), s.binary);
+      return false;
+    }
+    std::string bytes;
+    put(bytes, p, r, s);
+    if (r.kind == RecKind::Match)
+      tail->match(file_seq, r.line + shift, base + r.lo, std::move(bytes));
+    else
+      tail->context(file_seq, r.line + shift, std::move(bytes));
   }
   return !ctx.output_failed();
 }

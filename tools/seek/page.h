@@ -47,10 +47,11 @@ struct Page {
   Parts parts{};
   bool joined = false;  // parts holds a part's result (to be cleared at the next file)
   uint64_t shift = 0;   // added to the line numbers of the records taken now
+  uint64_t file_seq = 0;  // --last: the file's place in the walk, its first part's (Tail)
 
   void enter(const Slot& s);
-  // Appends a record's bytes, less its '\n', its line number moved by `shift`.
-  void put(const Piece& p, const Rec& r, const Slot& s);
+  // Appends a record's bytes, less its '\n', its line number moved by `shift`, to `out`.
+  void put(std::string& out, const Piece& p, const Rec& r, const Slot& s) const;
   void write(const Piece& p, const Rec& r, const Slot& s);
   bool join(Slot& s);
   void error(contract::Error e);

@@ -11,7 +11,7 @@ namespace seek {
 
 bool Search::splits() const {
   const bool joinable = mode == Mode::Count || totals ||
-                        (mode == Mode::Lines && a.context == 0 && !a.witness && !last());
+                        (mode == Mode::Lines && a.context == 0 && !a.witness);
   return joinable && workers >= 2;
 }
 
