@@ -338,8 +338,9 @@ Json run(const Args& a, contract::Context& ctx) {
   cfg.mode = a.count ? Mode::Count : a.files ? Mode::Files : Mode::Lines;
   cfg.totals = a.max_count == 0;
   // matching lines worth finding in one file: to the window's end and one more, or with
-  // --last to the end (or to --before)
-  cfg.limit = a.last ? a.before.value_or(UINT64_MAX) : a.skip + a.max_count + 1;
+  // --last to the end (or to --before and one more: the last line's after-context runs to it)
+  const uint64_t before = a.before.value_or(UINT64_MAX);
+  cfg.limit = a.last ? (before == UINT64_MAX ? before : before + 1) : a.skip + a.max_count + 1;
   cfg.workers = cores;
   Page page{a, ctx, cfg};
   seek::Worker helper;  // the main thread's, for a part of a walked file no worker has taken

@@ -46,7 +46,8 @@ bool Scanner::fill() {
   // A part reads to its end and then only as far as the '\n' that ends its last line.
   size_t want = chunk_;
   const uint64_t from = end();
-  if (o_.to != UINT64_MAX)
+  const bool part = o_.to != UINT64_MAX && !post_;
+  if (part)
     want = from < o_.to ? static_cast<size_t>(std::min<uint64_t>(chunk_, o_.to - from))
                         : std::min<size_t>(chunk_, kPastPart);
   if (buf_.size() < lead_ + len_ + want) buf_.grow(lead_ + len_ + want, lead_ + len_);
@@ -59,7 +60,7 @@ bool Scanner::fill() {
   len_ += static_cast<size_t>(n);
   if (static_cast<size_t>(n) < want) eof_ = true;
   // The first line start at or past `to` (after a '\n' at to - 1 or later) is the next part's.
-  if (o_.to != UINT64_MAX && end() >= o_.to) {
+  if (part && end() >= o_.to) {
     const uint64_t look = std::max(from, o_.to - 1);
     if (const void* nl = std::memchr(at(look), '\n', static_cast<size_t>(end() - look))) {
       len_ = static_cast<size_t>(off_of(nl) + 1 - base_);
@@ -405,17 +406,83 @@ ScanResult Scanner::run() {
       if (eof_) break;
     }
   }
-  if (!stop_ && n_ > 0) {
+  // A part that ends before the file does, with context: its last match's after-context and
+  // the next part's first match's before-context may cross the edge (post_part).
+  const bool post = o_.to != UINT64_MAX && !stop_ && r_.more && n_ > 0;
+  if (!stop_ && n_ > 0 && !post) {
     identify_after(end());
     flush_pend(UINT64_MAX);
   }
-  if (crlf_known_) r_.crlf = crlf_;
   if (o_.to != UINT64_MAX && !stop_) {
     r_.part_done = true;
     if (r_.more) r_.newlines = line_of(end()) - 1;
   }
   if (stop_) r_.more = false;
+  if (post) post_part();  // after the part's own results: nothing it finds is counted
+  if (crlf_known_) r_.crlf = crlf_;
   return r_;
+}
+
+// Past a part's last line, with context: what one scan of the file would show there that only
+// this part can. The next part searches from its first line on and cannot see back past it, so
+// its first match's before-context that lies in this part is shown here; and this part's last
+// match's after-context runs on into the next part's lines, up to the first that matches (from
+// there on the lines are the next part's to show). Only the next --context lines are looked at;
+// a line past the cap is never a match, as in one scan. Page drops a line shown twice, here as
+// after-context and by the next part as before-context.
+void Scanner::post_part() {
+  const uint64_t s0 = end();  // the next part's first line
+  shift(s0);                  // hist_: this part's last lines
+  const uint64_t s0_line = count_line_;
+  post_ = true;
+  eof_ = false;
+  m_.forget();
+  for (uint64_t line = s0_line; line < s0_line + n_ && !stop_; ++line) {
+    // The line at base_, whole in the buffer or known to be past the cap.
+    const void* nl = nullptr;
+    for (;;) {
+      nl = std::memchr(data(), '\n', len_);
+      if (nl || len_ > o_.max_line || eof_) break;
+      if (!fill()) return;
+    }
+    if (!nl && len_ == 0) break;  // the end of the file
+    const uint64_t ls = base_;
+    uint64_t le = nl ? off_of(nl) : end();
+    if (le - ls > o_.max_line) {  // past the cap: read to its end, a context line without text
+      while (!nl && !eof_) {
+        drop(end());
+        if (!fill()) return;
+        nl = std::memchr(data(), '\n', len_);
+        le = nl ? off_of(nl) : end();
+      }
+      if (after_want_ > 0) {
+        pend_.push_back({++pend_last_line_, ls, le - ls, true});
+        --after_want_;
+      }
+      drop(std::min(le + 1, end()));
+      continue;
+    }
+    uint64_t so, sl;
+    shown({line, ls, le - ls, false}, so, sl);
+    if (stop_) return;
+    spans_.clear();
+    m_.spans(std::string_view(at(so), static_cast<size_t>(sl)), spans_);
+    if (!spans_.empty()) {  // the next part's first match
+      const uint64_t k = r_.found;
+      for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
+      pend_.clear();
+      const uint64_t first = std::max<uint64_t>({line > n_ ? line - n_ : 1, pend_last_line_ + 1});
+      for (const LineRef& h : hist_)
+        if (h.line >= first && h.line < s0_line) emit_context(h, k, k);
+      return;
+    }
+    if (after_want_ > 0) {
+      pend_.push_back({++pend_last_line_, ls, le - ls, false});
+      --after_want_;
+    }
+    drop(std::min(le + 1, end()));
+  }
+  flush_pend(UINT64_MAX);
 }
 
 // A part's first line: the first that starts at or past `from`, after a '\n' at from - 1 or

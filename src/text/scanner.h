@@ -63,6 +63,7 @@ class Scanner {
   void on_line(uint64_t ls, uint64_t le);
   void long_line();
 
+  void post_part();
   void identify_after(uint64_t limit);
   void flush_pend(uint64_t below_line);
   void update_hist(uint64_t to, uint64_t line);
@@ -82,6 +83,7 @@ class Scanner {
   size_t lead_ = 0;  // base_ % ScanBuffer::kAlign
   size_t len_ = 0;
   bool eof_ = false;
+  bool post_ = false;  // past a part's end (post_part): reads ignore ScanOptions::to
   uint64_t pos_ = 0;
   uint64_t count_off_ = 0, count_line_ = 1;
   bool bom_ = false, line_mode_ = false;

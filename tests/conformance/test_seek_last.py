@@ -244,3 +244,15 @@ def test_memory_does_not_grow_with_the_file(tmp_path):
     a = peak_rss_kib(argv + [str(small)])
     b = peak_rss_kib(argv + [str(large)])
     assert b < a * 1.5 + 2048, (a, b)
+
+
+def test_a_page_back_keeps_its_last_lines_after_context(tmp_path):
+    # --before K pages back to the match before the K-th; the lines after it, up to --context,
+    # are shown as the page to the end shows the last match's
+    p = tmp_path / "log.txt"
+    p.write_bytes(b"".join(b"line %d%s\n" % (i, b" hit" if i % 10 == 0 else b"")
+                           for i in range(1, 41)))
+    r = S("--last", "1", "--before", "2", "--context", "2", "hit", str(p))
+    assert [(x["type"], x["line"]) for x in r.json if x["type"] in ("match", "context")] == [
+        ("context", 18), ("context", 19), ("match", 20), ("context", 21), ("context", 22)]
+    assert end(r)["next"] == {"before": 1}

@@ -55,10 +55,49 @@ def build(eol=b"\n", bom=False):
     return bytes(out)
 
 
+def build_context():
+    """About 52 MiB of filler with a needle every 997 lines, and at each edge matches whose
+    context crosses it: (1) the needle on the second line after the edge, its before-context
+    reaching back into the part before; (2) on a line just before it, its after-context running
+    into the next part; (3) on the last line before it and the third after it, the lines between
+    both one's after-context and the other's before-context."""
+    out = bytearray()
+    n = 0
+
+    def line(text):
+        nonlocal n
+        out.extend(text + b"\n")
+        n += 1
+
+    def fill_to(at):  # filler lines up to `at`, the last one sized to end exactly there
+        while len(out) < at:
+            room = at - len(out)
+            text = b"filler %d" % n + (b" " + NEEDLE if n % 997 == 0 else b"")
+            if room - (len(text) + 1) < 40:
+                text = b"f" * (room - 1)
+            line(text)
+        assert len(out) == at
+
+    fill_to(PART)
+    line(b"after edge 1, first")
+    line(NEEDLE + b" after edge 1, second")
+    fill_to(2 * PART - 64)
+    line(NEEDLE + b" before edge 2")
+    fill_to(2 * PART)
+    last = b"e" * 10 + NEEDLE  # its '\n' the last byte before the third edge
+    fill_to(3 * PART - len(last) - 1)
+    line(last)
+    assert len(out) == 3 * PART
+    for i in range(4):
+        line(b"after edge 3, %d" % i + (b" " + NEEDLE if i == 2 else b""))
+    fill_to(3 * PART + (4 << 20))
+    return bytes(out)
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("parts")
-    made = {"lf.txt": build(), "crlf.txt": build(b"\r\n", bom=True)}
+    made = {"lf.txt": build(), "crlf.txt": build(b"\r\n", bom=True), "ctx.txt": build_context()}
     for name, data in made.items():
         (root / name).write_bytes(data)
     # Small files walked before and after the large ones; those after match on every line, so
@@ -88,6 +127,17 @@ CASES = [
     ["--last", "3", NEEDLE],
     ["--last", "20000", "--max-bytes", "16777216", "--format", "text", NEEDLE],
     ["--last", "5", "--before", "15000", "--max-line-bytes", "4096", NEEDLE],
+    # (text: the harness checks every NDJSON record against the schema, slow for 100,000)
+    ["--context", "2", "--format", "text", "--max-count", "100000", "--max-bytes", "16777216",
+     NEEDLE],
+    # windows that run into each other (a needle every 97 lines of filler), the long line at the
+    # third edge shown as a context line without its text
+    ["--context", "60", "--format", "text", "--max-count", "100000", "--max-bytes", "16777216",
+     "--max-line-bytes", "4096", NEEDLE],
+    ["--context", "3", "--skip", "100", "--max-count", "50", NEEDLE],
+    ["--regex", "--context", "1", "--format", "text", "--max-count", "100000", "--max-bytes",
+     "16777216", "needle$"],
+    ["--last", "4", "--context", "2", NEEDLE],
 ]
 
 
@@ -117,6 +167,8 @@ WALKED = [
     [NEEDLE],
     ["--last", "4", NEEDLE],
     ["--last", "3", "--before", "9000", "--glob", "!z/**", NEEDLE],
+    ["--context", "2", "--format", "text", "--max-bytes", "16777216", "--max-count", "100000000",
+     NEEDLE],
 ]
 
 
@@ -185,6 +237,62 @@ def test_the_last_lines_are_the_files(files, name):
     for edge in (PART, 2 * PART, 3 * PART):
         first = next(i for i, (_, off) in enumerate(want) if off >= edge)
         assert last("--last", "3", "--before", str(first + 1), NEEDLE) == want[first - 2:first + 1]
+
+
+LIMITS = ["--max-count", "100000", "--max-bytes", "16777216"]
+CONTEXT = [
+    ["--context", "1", *LIMITS, NEEDLE],
+    ["--context", "2", "--format", "text", *LIMITS, NEEDLE],
+    ["--context", "5", "--format", "text", *LIMITS, "--regex", "needle|after edge"],
+]
+
+
+def one_and_many(root, args):
+    one = S("--root", root, "-j", "1", *args)
+    for threads in ("2", "3"):
+        many = S("--root", root, "-j", threads, *args)
+        assert many.out == one.out and many.exit == one.exit
+    assert one.exit != 2 and len(one.out) > 200
+    return one
+
+
+@pytest.mark.parametrize("case", CONTEXT, ids=lambda c: " ".join(map(str, c)))
+def test_context_across_an_edge_is_one_scans(files, case):
+    # the lines around each edge shown once, in order, as one scan shows them
+    root, _ = files
+    one_and_many(root, case + ["ctx.txt"])
+
+
+def test_context_pages_across_each_edge(files):
+    # pages cut on either side of an edge: the held before-context of a page's first match,
+    # the after-context of its last; --last's ring fed across the edges
+    root, made = files
+    want = matching_lines(made["ctx.txt"])
+    for edge in (PART, 2 * PART, 3 * PART):
+        first = next(i for i, (_, off) in enumerate(want) if off >= edge)
+        for skip in (first - 2, first - 1, first):
+            one_and_many(root, ["--context", "2", "--skip", str(skip), "--max-count", "2",
+                                NEEDLE, "ctx.txt"])
+        one_and_many(root, ["--context", "3", "--last", "2", "--before", str(first + 1), NEEDLE,
+                            "ctx.txt"])
+
+
+def test_context_lines_near_the_edges_are_the_files(files):
+    root, made = files
+    lines = made["ctx.txt"].split(b"\n")
+    r = S("--root", root, "-j", "2", "--context", "3", "--max-count", "100000", "--max-bytes",
+          "16777216", NEEDLE, "ctx.txt")
+    shown = [(m["line"], m["type"]) for m in r.json if m["type"] in ("match", "context")]
+    numbers = [n for n, _ in shown]
+    assert numbers == sorted(set(numbers))  # each line once, in order
+    want = set()
+    for i, text in enumerate(lines, 1):
+        if NEEDLE in text:
+            want.update(range(max(1, i - 3), i + 4))
+    want &= set(range(1, len(lines) + (0 if made["ctx.txt"].endswith(b"\n") else 1)))
+    assert set(numbers) == want
+    for n, kind in shown:
+        assert (kind == "match") == (NEEDLE in lines[n - 1])
 
 
 def test_a_long_line_across_an_edge_is_one_error_of_the_file(files):

@@ -35,6 +35,7 @@ void Page::enter(const Slot& s) {
     joined = false;
   }
   file_seq = s.seq;
+  last_line = 0;
   file_emitted = 0;
   skips += s.walk_skips;
   held.clear();
@@ -128,12 +129,18 @@ bool Page::take(Slot& s, Piece& p) {
   if (cfg.last()) return take_tail(s, p);
   // the common case: all of it inside the window and the budget
   if (whole && ctx.produced() - start + p.bytes.size() <= a.max_bytes) {
-    if (shift == 0) {
+    if (shift == 0) {  // a whole file, or a first part: never a line twice
       ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
+      for (const Rec& r : p.recs)
+        if (r.kind != RecKind::Error) last_line = r.line;
     } else {
-      for (size_t i = 0; i < p.recs.size(); ++i) {
-        if (i > 0) ctx.raw() += '\n';
-        put(ctx.raw(), p, p.recs[i], s);
+      bool first = true;
+      for (const Rec& r : p.recs) {
+        if (again(r)) continue;
+        if (!first) ctx.raw() += '\n';
+        first = false;
+        put(ctx.raw(), p, r, s);
+        last_line = r.line + shift;
       }
     }
     ctx.commit();
@@ -142,6 +149,10 @@ bool Page::take(Slot& s, Piece& p) {
     return !ctx.output_failed();
   }
   for (const Rec& r : p.recs) {
+    if (r.kind != RecKind::Error) {
+      if (again(r)) continue;
+      last_line = r.line + shift;
+    }
     switch (r.kind) {
       case RecKind::Error:
         error(std::move(s.errors[r.lo]));
@@ -156,7 +167,7 @@ bool Page::take(Slot& s, Piece& p) {
           return false;
         }
         for (auto& [line, bytes] : held) {
-          if (line + a.context < r.line) continue;
+          if (line + a.context < r.line + shift) continue;
           ctx.raw() += bytes;
           ctx.commit();
         }
@@ -169,7 +180,9 @@ bool Page::take(Slot& s, Piece& p) {
         // `lo` is exact: the nearest match before the line within --context. Before the
         // first match shown, whether a line is its before-context waits for that match.
         if (base + r.lo < lo) {
-          held.emplace_back(r.line, p.bytes.substr(r.begin, r.end - r.begin - 1));
+          std::string bytes;
+          put(bytes, p, r, s);
+          held.emplace_back(r.line + shift, std::move(bytes));
           if (held.size() > a.context) held.pop_front();
         } else if (base + r.lo < hi) {
           if (emitted > 0 && full()) {  // a next page starts at the next match, with its context
@@ -260,6 +273,8 @@ bool Page::take_tail(Slot& s, Piece& p) {
       tail->file(file_seq, s.path, s.bytes(), s.binary);
       return false;
     }
+    if (again(r)) continue;
+    last_line = r.line + shift;
     std::string bytes;
     put(bytes, p, r, s);
     if (r.kind == RecKind::Match)

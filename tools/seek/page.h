@@ -48,6 +48,14 @@ struct Page {
   bool joined = false;  // parts holds a part's result (to be cleared at the next file)
   uint64_t shift = 0;   // added to the line numbers of the records taken now
   uint64_t file_seq = 0;  // --last: the file's place in the walk, its first part's (Tail)
+  // The number of the last line of the current file taken. A file searched in parts with
+  // --context may show a line near an edge twice (the after-context of one part's last match,
+  // the before-context of the next one's first): the second is dropped (text::Scanner's
+  // post_part).
+  uint64_t last_line = 0;
+  bool again(const Rec& r) const {
+    return r.kind == RecKind::Context && r.line + shift <= last_line;
+  }
 
   void enter(const Slot& s);
   // Appends a record's bytes, less its '\n', its line number moved by `shift`, to `out`.

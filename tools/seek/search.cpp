@@ -10,8 +10,7 @@
 namespace seek {
 
 bool Search::splits() const {
-  const bool joinable =
-      mode == Mode::Count || totals || (mode == Mode::Lines && a.context == 0 && !a.witness);
+  const bool joinable = mode == Mode::Count || totals || (mode == Mode::Lines && !a.witness);
   return joinable && workers >= 2;
 }
 

@@ -106,8 +106,8 @@ struct Search {
   // Exact counts per -e pattern: -c, or totals of lines.
   bool pattern_counts() const { return !a.patterns.empty() && mode != Mode::Files && !lines(); }
   // Whether a large file is searched in parts: when more than one worker runs, and what is
-  // asked for can be joined from parts (counts, or lines, --last's too, without context or
-  // witnesses; -l reads a file only to its first match).
+  // asked for can be joined from parts (counts, or lines, with their context and --last's
+  // too, without witnesses; -l reads a file only to its first match).
   bool splits() const;
   // How many parts a file of `size` bytes is searched in (1: whole).
   uint64_t parts(uint64_t size) const;
