@@ -11,12 +11,15 @@ TACK_OUT is the tool's NDJSON or --format text output; INCUMBENT_OUT the incumbe
           rg wrote no path; line numbers only)
   counts  seek -c against rg -c: the same (path, count) pairs
   files   seek -l against rg -l: the same paths
+  context seek --context against rg -n -C (one file, --single): the same lines, each a match or
+          a context line alike (rg's "--" between groups set aside)
 NDJSON must end with its end record, complete, not truncated, without errors: an answer cut
 at a limit is not the whole answer. Exits 1 with the first differences shown, else prints the
 number of items compared.
 """
 
 import json
+import re
 import sys
 
 
@@ -38,6 +41,8 @@ def tack_items(text, kind, single):
         for r in records[:-1]:
             if kind == "paths" and r.get("type") == "entry":
                 items.append(r["path"])
+            elif kind == "context" and r.get("type") in ("match", "context"):
+                items.append(f"{r['line']}{':' if r['type'] == 'match' else '-'}")
             elif kind == "lines" and r.get("type") == "match":
                 items.append(str(r["line"]) if single else f"{r['path']}:{r['line']}")
             elif kind == "counts" and r.get("type") == "file" and r.get("matches"):
@@ -51,7 +56,12 @@ def tack_items(text, kind, single):
     for ln in lines:
         if ln.startswith("[") and ln.endswith("]"):
             continue
-        if kind == "lines" and single:
+        if kind == "context":  # PATH:N:TEXT or PATH-N-TEXT: as rg writes them, less the path
+            m = re.match(r"^.*?([:-])(\d+)\1", ln)
+            if not m:
+                fail(f"not a line of seek's text: {ln[:80]!r}")
+            ln = ln[m.start(2):]
+        elif kind == "lines" and single:
             ln = ln.split(":", 1)[1]
         if kind == "paths" and " -> " in ln:  # a link, with its target (no name here has one)
             ln = ln.split(" -> ", 1)[0]
@@ -67,6 +77,12 @@ def incumbent_items(text, kind, single):
             p = p.rstrip("/") if p != "/" else p
             if p not in (".", ""):
                 items.append(p)
+        elif kind == "context":
+            if ln != "--":
+                m = re.match(r"^(\d+)([:-])", ln)
+                if not m:
+                    fail(f"not a line of rg -n -C: {ln[:80]!r}")
+                items.append(m.group(1) + m.group(2))
         elif kind == "lines":
             if single:
                 items.append(ln.split(":", 1)[0])
@@ -81,7 +97,7 @@ def incumbent_items(text, kind, single):
 def main():
     args = [a for a in sys.argv[1:] if a != "--single"]
     single = "--single" in sys.argv[1:]
-    if len(args) != 3 or args[0] not in ("paths", "lines", "counts", "files"):
+    if len(args) != 3 or args[0] not in ("paths", "lines", "counts", "files", "context"):
         fail(__doc__.strip().splitlines()[2].strip())
     kind, ours, theirs = args
     with open(ours, encoding="utf-8", errors="surrogateescape") as f:

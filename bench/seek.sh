@@ -167,15 +167,16 @@ cd "$tree"
 cat $(find . -type f -name '*.c' | head -3000) >/dev/null  # warm the cache
 echo
 
-# one LABEL SEEK_ARGS RG_ARGS GREP_ARGS [PATH]: a case of the suite. Arguments are as hyperfine
-# -N splits them (quoted like a shell); grep and ugrep take GREP_ARGS (POSIX ERE or literal).
+# one LABEL SEEK_ARGS RG_ARGS GREP_ARGS [PATH [KIND]]: a case of the suite. Arguments are as
+# hyperfine -N splits them (quoted like a shell); grep and ugrep take GREP_ARGS (POSIX ERE or
+# literal). KIND: what agree.py compares (lines, or context for one file with --context).
 one() {
-  local label=$1 sargs=$2 rargs=$3 gargs=$4 path=${5:-}
+  local label=$1 sargs=$2 rargs=$3 gargs=$4 path=${5:-} kind=${6:-lines}
   local nr single=""
   [ -z "$path" ] || [ -d "$path" ] || single=--single  # rg names no path for one file
   local cmds=("$seek $sargs $path" "rg --no-ignore -n $rargs $path" "$seek --format text $sargs $path")
-  nr=$(agree lines "${cmds[0]}" "${cmds[1]}" $single) || { echo "$label: not comparable" >&2; exit 1; }
-  agree lines "${cmds[2]}" "${cmds[1]}" $single >/dev/null || { echo "$label: not comparable" >&2; exit 1; }
+  nr=$(agree "$kind" "${cmds[0]}" "${cmds[1]}" $single) || { echo "$label: not comparable" >&2; exit 1; }
+  agree "$kind" "${cmds[2]}" "${cmds[1]}" $single >/dev/null || { echo "$label: not comparable" >&2; exit 1; }
   local names="seek rg seek-text"
   if have grep; then cmds+=("grep -rnI --exclude=.[!.]* --exclude-dir=.[!.]* $gargs ${path:-.}"); names+=" grep"; fi
   if have ugrep; then cmds+=("ugrep -rnI $gargs ${path:-.}"); names+=" ugrep"; fi
@@ -229,6 +230,8 @@ cat "$big" > /dev/null
 set -f
 one "one 1 GiB file, rare literal" PM_RESUME PM_RESUME "-F PM_RESUME" "$big"
 one "one 1 GiB file, common literal" "'return -EINVAL'" "'return -EINVAL'" "-F 'return -EINVAL'" "$big"
+one "one 1 GiB file, --context 2" "--context 2 PM_RESUME" "-C2 PM_RESUME" "-F -C2 PM_RESUME" "$big" \
+  context
 set +f
 echo "peak RSS (KiB) of seek on the 1 GiB file: $(peak_kib $seek 'return -EINVAL' "$big")"
 rm -f "$big"
