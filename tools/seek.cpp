@@ -156,7 +156,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .fallback = "0",
      .ceiling = seek::kMaxThreads,
      .help = "files searched at once (0: one per core, at most 8), or parts of one large "
-             "named file; the answer is the same whatever N"},
+             "file (32 MiB or more); the answer is the same whatever N"},
 };
 
 constexpr contract::Operand<Args> kOperands[] = {
