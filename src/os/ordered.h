@@ -96,6 +96,7 @@ class Ordered {
   bool stopped() const { return stopped_; }  // main thread: Take or Done said stop
   // Worker side: nothing more will be taken, so a long piece of work may end early.
   bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* cancel_flag() const { return &cancel_; }
 
   void push(std::unique_ptr<Slot> s) {
     if (pushed_ - head_ >= kWindow) drain(Mode::UntilRoom);

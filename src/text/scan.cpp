@@ -43,6 +43,10 @@ namespace scan_detail {
 
 bool Scanner::fill() {
   if (eof_) return true;
+  if (o_.cancel && o_.cancel->load(std::memory_order_relaxed)) {
+    stop_ = true;
+    return false;
+  }
   // A part reads to its end and then only as far as the '\n' that ends its last line.
   size_t want = chunk_;
   const uint64_t from = end();

@@ -7,6 +7,7 @@
 // the cap is never held; it is scanned in pieces and reported.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -53,6 +54,9 @@ struct ScanOptions {
   // endings once.
   uint64_t from = 0, to = UINT64_MAX;
   FileEol* eol = nullptr;
+  // Set by another thread when nothing more will be taken: the scan stops at its next read
+  // (a large file without a match in sight ends there, not at its end).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct LineEvent {

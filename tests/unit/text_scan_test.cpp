@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
@@ -495,6 +496,40 @@ TEST(Scanner, PartsInsideOneLongLineReadOnlyThemselves) {
   // to the first '\n' (the whole line), a binary probe a part: 3 times the file and a little;
   // a part read to the line's end would make it 34 times
   EXPECT_LT(bytes, 4 * file.size());
+}
+
+// Once another thread says nothing more will be taken (ScanOptions::cancel), the scan ends at
+// its next read: a large file with no match in sight is not read to its end.
+TEST(Scanner, ACancelEndsTheScanAtTheNextRead) {
+  std::string file;
+  for (int i = 0; file.size() < (8u << 20); ++i) file += "line " + std::to_string(i) + "\n";
+  auto m = text::literal_matcher("never here", false, false);
+  std::atomic<bool> cancel{false};
+  uint64_t bytes = 0;
+  int reads = 0;
+  text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
+    if (++reads == 3) cancel = true;  // said while the third read is on its way
+    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+    std::memcpy(buf, file.data() + off, n);
+    bytes += n;
+    return static_cast<long long>(n);
+  };
+  text::LineSink sink = [](const LineEvent&) { return true; };
+  text::ScanBuffer buffer;
+  text::ScanOptions o;
+  o.chunk = 64 << 10;
+  o.cancel = &cancel;
+  const text::ScanResult r = text::scan(*m, o, read, sink, buffer);
+  EXPECT_EQ(reads, 3);
+  EXPECT_LE(bytes, 3u * o.chunk);
+  EXPECT_EQ(r.error, 0);
+  // without the flag set, the whole file
+  cancel = false;
+  o.cancel = nullptr;
+  reads = 0;
+  bytes = 0;
+  text::scan(*m, o, read, sink, buffer);
+  EXPECT_EQ(bytes, file.size());
 }
 
 TEST(Scanner, BinaryProbeAndSkip) {

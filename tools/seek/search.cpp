@@ -90,6 +90,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   so.context = cfg.lines() ? a.context : 0;
   so.max_matches = cfg.lines() ? cfg.limit : cfg.mode == Mode::Files ? 1 : UINT64_MAX;
   so.skip_binary = !s.named;
+  so.cancel = cfg.pool->cancel_flag();
   if (cfg.pattern_counts()) s.pattern_counts.assign(a.patterns.size(), 0);
   so.count_only = cfg.mode == Mode::Count;
   if (so.count_only && !s.pattern_counts.empty()) so.pattern_counts = s.pattern_counts.data();
