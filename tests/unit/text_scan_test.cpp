@@ -465,18 +465,23 @@ TEST(Scanner, PartsJoinedAgreeWithOneScan) {
 // A part whose first bytes are inside a line that runs past its end holds no line, and finds
 // that without reading to the line's end: a file of one long line searched in many parts is
 // read about once, not once a part (which would be quadratic in the parts).
+// Reads `file` as a file, adding the bytes read to `bytes`.
+text::ReadAt counted_reader(const std::string& file, uint64_t& bytes) {
+  return [&file, &bytes](char* buf, size_t len, uint64_t off) -> long long {
+    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
+    std::memcpy(buf, file.data() + off, n);
+    bytes += n;
+    return static_cast<long long>(n);
+  };
+}
+
 TEST(Scanner, PartsInsideOneLongLineReadOnlyThemselves) {
   std::string file(4 << 20, 'x');
   file.replace(3 << 20, 6, "needle");
   file += '\n';
   auto m = text::literal_matcher("needle", false, false);
   uint64_t bytes = 0;
-  text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
-    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
-    std::memcpy(buf, file.data() + off, n);
-    bytes += n;
-    return static_cast<long long>(n);
-  };
+  text::ReadAt read = counted_reader(file, bytes);
   text::LineSink sink = [](const LineEvent&) { return true; };
   text::FileEol eol;
   text::ScanResult joined;
@@ -507,12 +512,10 @@ TEST(Scanner, ACancelEndsTheScanAtTheNextRead) {
   std::atomic<bool> cancel{false};
   uint64_t bytes = 0;
   int reads = 0;
+  const text::ReadAt counted = counted_reader(file, bytes);
   text::ReadAt read = [&](char* buf, size_t len, uint64_t off) -> long long {
     if (++reads == 3) cancel = true;  // said while the third read is on its way
-    size_t n = off >= file.size() ? 0 : std::min<size_t>(len, file.size() - off);
-    std::memcpy(buf, file.data() + off, n);
-    bytes += n;
-    return static_cast<long long>(n);
+    return counted(buf, len, off);
   };
   text::LineSink sink = [](const LineEvent&) { return true; };
   text::ScanBuffer buffer;
