@@ -58,9 +58,10 @@ def build(eol=b"\n", bom=False):
 def build_context():
     """About 52 MiB of filler with a needle every 997 lines, and at each edge matches whose
     context crosses it: (1) the needle on the second line after the edge, its before-context
-    reaching back into the part before; (2) on a line just before it, its after-context running
-    into the next part; (3) on the last line before it and the third after it, the lines between
-    both one's after-context and the other's before-context."""
+    reaching back into the part before; (2) on the last line before it and after a line of
+    100,000 bytes after it: that line both one's after-context and the other's before-context,
+    alone in a piece of the second part's output; (3) on the last line before it and the third
+    after it, the lines between both one's after-context and the other's before-context."""
     out = bytearray()
     n = 0
 
@@ -81,9 +82,12 @@ def build_context():
     fill_to(PART)
     line(b"after edge 1, first")
     line(NEEDLE + b" after edge 1, second")
-    fill_to(2 * PART - 64)
-    line(NEEDLE + b" before edge 2")
-    fill_to(2 * PART)
+    before2 = NEEDLE + b" before edge 2"
+    fill_to(2 * PART - len(before2) - 1)
+    line(before2)
+    assert len(out) == 2 * PART
+    line(b"b" * 100000)
+    line(NEEDLE + b" after the long line")
     last = b"e" * 10 + NEEDLE  # its '\n' the last byte before the third edge
     fill_to(3 * PART - len(last) - 1)
     line(last)

@@ -133,17 +133,18 @@ bool Page::take(Slot& s, Piece& p) {
       ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
       for (const Rec& r : p.recs)
         if (r.kind != RecKind::Error) last_line = r.line;
+      ctx.commit();
     } else {
-      bool first = true;
+      bool any = false;  // a piece may hold only lines already shown
       for (const Rec& r : p.recs) {
         if (again(r)) continue;
-        if (!first) ctx.raw() += '\n';
-        first = false;
+        if (any) ctx.raw() += '\n';
+        any = true;
         put(ctx.raw(), p, r, s);
         last_line = r.line + shift;
       }
+      if (any) ctx.commit();
     }
-    ctx.commit();
     emitted += n;
     file_emitted += n;
     return !ctx.output_failed();
