@@ -281,6 +281,41 @@ def test_context_pages_across_each_edge(files):
                             "ctx.txt"])
 
 
+def test_context_around_lines_past_the_cap_and_a_part_without_a_line(tmp_path):
+    # a line past --max-line-bytes first after an edge, between two matches (the one before it
+    # the part's last line, so that the line is its after-context); a line longer than
+    # a part, so that the part after the one it starts in holds no line of its own: the lines
+    # around them are shown as one scan shows them (a line past the cap as a context line
+    # without its text)
+    out = bytearray()
+
+    def fill_to(at, n=[0]):
+        while len(out) < at:
+            room = at - len(out)
+            text = b"fill %d" % n[0] + (b" " + NEEDLE if n[0] % 500 == 0 else b"")
+            if room - len(text) - 1 < 30:
+                text = b"f" * (room - 1)
+            out.extend(text + b"\n")
+            n[0] += 1
+
+    just_before = NEEDLE + b" on the last line before the edge\n"
+    fill_to(PART - len(just_before))
+    out.extend(just_before)
+    assert len(out) == PART
+    out.extend(b"L" * 20000 + b" " + NEEDLE + b" inside the long line\n")
+    out.extend(NEEDLE + b" after the long line\nplain\n")
+    fill_to(PART + 5000)
+    out.extend(NEEDLE + b" before the giant\n" + b"y" * (PART + 100) + b"\n")
+    out.extend(NEEDLE + b" after the giant\nq\n")
+    fill_to(3 * PART + 300)
+    out.extend(b"the last line, without an end " + NEEDLE)
+    (tmp_path / "hostile.txt").write_bytes(bytes(out))
+    for context in ("1", "3"):
+        for cap in ("4096", "1048576"):
+            one_and_many(tmp_path, ["--context", context, "--max-line-bytes", cap, "--format",
+                                    "text", *LIMITS, NEEDLE, "hostile.txt"])
+
+
 def test_context_lines_near_the_edges_are_the_files(files):
     root, made = files
     lines = made["ctx.txt"].split(b"\n")
