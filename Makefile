@@ -100,6 +100,7 @@ site: build
 bench: test-deps
 	@$(call install_missing,$(BENCH_DEBS))
 	@$(MAKE) --no-print-directory build
+	@cmake --build $(BUILD) --target tree_floor
 	@bash bench/run.sh $(BUILD)/bin
 
 clean:

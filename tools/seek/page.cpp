@@ -131,8 +131,11 @@ bool Page::take(Slot& s, Piece& p) {
   if (whole && ctx.produced() - start + p.bytes.size() <= a.max_bytes) {
     if (shift == 0) {  // a whole file, or a first part: never a line twice
       ctx.raw().append(p.bytes, 0, p.bytes.size() - 1);
-      for (const Rec& r : p.recs)
-        if (r.kind != RecKind::Error) last_line = r.line;
+      for (auto r = p.recs.rbegin(); r != p.recs.rend(); ++r)  // its last line, from the end
+        if (r->kind != RecKind::Error) {
+          last_line = r->line;
+          break;
+        }
       ctx.commit();
     } else {
       bool any = false;  // a piece may hold only lines already shown

@@ -16,7 +16,7 @@ bool Search::splits() const {
 
 uint64_t Search::parts(uint64_t size) const {
   if (!splits() || size < 2 * kPartBytes) return 1;
-  return size / kPartBytes + (size % kPartBytes != 0);
+  return part_count(size);
 }
 
 std::unique_ptr<Slot> part_slot(const std::string& path, const struct stat& st,
@@ -36,7 +36,7 @@ std::unique_ptr<Slot> part_slot(const std::string& path, const struct stat& st,
 std::vector<std::unique_ptr<Slot>> rest_of(const Slot& s) {
   std::vector<std::unique_ptr<Slot>> rest;
   if (!s.part || !s.entry || s.part->last) return rest;
-  const uint64_t n = std::max<uint64_t>(2, s.bytes() / kPartBytes + (s.bytes() % kPartBytes != 0));
+  const uint64_t n = std::max<uint64_t>(2, part_count(s.bytes()));
   for (uint64_t k = 1; k < n; ++k) rest.push_back(part_slot(s.path, s.st, s.part->file, k, n));
   return rest;
 }

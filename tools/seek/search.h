@@ -39,6 +39,10 @@ struct Piece {
 
 // A part's size: a file of twice this or more is split (when Search::parts says so).
 constexpr uint64_t kPartBytes = 16 << 20;
+// The parts of kPartBytes that `size` bytes fill (the last one short).
+constexpr uint64_t part_count(uint64_t size) {
+  return size / kPartBytes + (size % kPartBytes != 0);
+}
 
 // A large file is searched in parts, a slot each, so that the workers share it: a file named
 // as an operand is pushed as its parts; a walked one (whose size the walk does not know) is
