@@ -381,7 +381,7 @@ Json run(const Args& a, contract::Context& ctx) {
           continue;
         }
         s = std::make_unique<Slot>();
-        s->path = in.path;
+        s->path = std::move(in.path);
         s->named = true;
         s->st = in.named.st;
         s->fd = std::move(in.named.fd);
@@ -389,7 +389,7 @@ Json run(const Args& a, contract::Context& ctx) {
       }
       case os::Input::Type::Walked:
         s = std::make_unique<Slot>();
-        s->path = in.path;
+        s->path = std::move(in.path);
         s->entry = std::move(in.entry);
         break;
     }

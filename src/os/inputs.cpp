@@ -52,7 +52,7 @@ bool Inputs::next(Input& out) {
       switch (item.entry.kind) {
         case EntryKind::File:
           out.type = Input::Type::Walked;
-          out.path = item.entry.path;
+          out.path = std::move(item.entry.path);
           out.entry = std::move(item.entry);
           out.skipped = skipped();
           return true;
@@ -116,7 +116,8 @@ text::ReadAt input_reader(int fd, uint64_t size) {
 
 text::ReadAt walked_reader(int fd, struct stat& st) {
   constexpr size_t kPage = 4096;  // a multiple of it ends every read cut by an error
-  return [fd, &st, known = false](char* buf, size_t len, uint64_t off) mutable -> long long {
+  // Two words (fd and known share the first), so that std::function holds it in place.
+  return [fd, known = false, &st](char* buf, size_t len, uint64_t off) mutable -> long long {
     if (known) return S_ISREG(st.st_mode) ? read_on(fd, st.st_size, buf, len, off, 0) : 0;
     known = true;
     ssize_t n;

@@ -19,7 +19,7 @@ struct Input {
   enum class Type { Named, Walked, Error } type = Type::Error;
   std::string path;       // as shown: the operand, or the walked entry's path
   Opened named;           // Named: the operand, open, with its fstat
-  Entry entry;            // Walked: to be opened with open_entry
+  Entry entry;            // Walked: to be opened with open_entry (its path moved to `path`)
   contract::Error error;  // Error: an operand that could not be opened, or the walk's error
   SkipCounts skipped;     // all that was left out before this input
 };

@@ -26,13 +26,21 @@ int retry_openat(int dir, const char* name, int flags) {
   return fd;
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  if (dir.empty() || dir == ".") return name;
-  std::string out;
+// `out` = dir/name ("name" alone below "" or "."), in `out`'s own storage.
+void join_into(std::string& out, const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == ".") {
+    out.assign(name);
+    return;
+  }
   out.reserve(dir.size() + 1 + name.size());
-  out += dir;
+  out.assign(dir);
   if (dir.back() != '/') out += '/';
   out += name;
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  std::string out;
+  join_into(out, dir, name);
   return out;
 }
 
@@ -53,26 +61,6 @@ EntryKind kind_of_dtype(unsigned char t) {
       return EntryKind::Link;
     default:
       return EntryKind::Other;
-  }
-}
-
-// All names of a directory (without "." and ".."), or -errno.
-int read_names(int fd, std::vector<std::pair<std::string, unsigned char>>& out) {
-  alignas(8) char buf[32768];
-  for (;;) {
-    ssize_t n = getdents64(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -errno;
-    }
-    if (n == 0) return 0;
-    for (ssize_t off = 0; off < n;) {
-      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
-      off += d->d_reclen;
-      const char* name = d->d_name;
-      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-      out.emplace_back(name, d->d_type);
-    }
   }
 }
 
@@ -114,6 +102,29 @@ contract::Json SkipCounts::to_json() const {
                                  {"binary", binary},
                                  {"special", special},
                                  {"symlink", symlink}});
+}
+
+// All names of a directory (without "." and ".."), each NUL-ended in `pool` (so that a
+// name is a C string for openat), or -errno.
+int Walker::read_names(int fd, std::string& pool, std::vector<Name>& out) {
+  alignas(8) char buf[32768];
+  for (;;) {
+    ssize_t n = getdents64(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (n == 0) return 0;
+    for (ssize_t off = 0; off < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const char* name = d->d_name;
+      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+      const size_t len = strlen(name);  // at most NAME_MAX
+      out.push_back({pool.size(), static_cast<uint16_t>(len), d->d_type});
+      pool.append(name, len + 1);
+    }
+  }
 }
 
 Walker::Walker(WalkOptions opts, Fd dir, std::string shown, int ignore_root, std::string rel)
@@ -200,23 +211,26 @@ void Walker::load_ignores(int dirfd, const std::string& shown, const std::string
 
 void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string rel,
                    uint64_t depth) {
-  std::vector<std::pair<std::string, unsigned char>> raw;
-  int rc = read_names(dir->get(), raw);
+  Frame f;
+  int rc = read_names(dir->get(), f.pool, f.names);
   if (rc < 0) {
     error(errno_error(-rc, shown, "read directory"));
     return;
   }
-  std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  Frame f;
+  // Bytewise, as the names' own order: a swap moves 8 bytes, not a string.
+  const char* pool = f.pool.data();
+  std::sort(f.names.begin(), f.names.end(), [pool](const Name& a, const Name& b) {
+    const int c = memcmp(pool + a.at, pool + b.at, std::min(a.len, b.len));
+    return c != 0 ? c < 0 : a.len < b.len;
+  });
   f.dir = std::move(dir);
   f.depth = depth;
-  f.names.reserve(raw.size());
   bool has_git = false, has_dot = false, has_files = false;
-  for (auto& [n, t] : raw) {
-    if (n == ".gitignore") has_git = true;
-    if (n == ".ignore") has_dot = true;
-    if (t == DT_REG) has_files = true;
-    f.names.push_back({std::move(n), t});
+  for (const Name& n : f.names) {
+    const std::string_view name(pool + n.at, n.len);
+    if (name == ".gitignore") has_git = true;
+    if (name == ".ignore") has_dot = true;
+    if (n.type == DT_REG) has_files = true;
   }
   if (!opts_.no_ignore) {
     load_ignores(f.dir->get(), shown, rel, has_git, has_dot);
@@ -298,9 +312,9 @@ bool Walker::next(WalkItem& out) {
       stack_.pop_back();
       continue;
     }
-    Name& n = f.names[f.next++];
+    const Name& n = f.names[f.next++];
     Entry e;
-    e.name = std::move(n.name);
+    e.name.assign(f.pool, n.at, n.len);
     e.depth = f.depth + 1;
     e.kind = kind_of_dtype(n.type);
     if (n.type == DT_UNKNOWN || opts_.stat_all) {
@@ -313,13 +327,13 @@ bool Walker::next(WalkItem& out) {
       e.kind = kind_of_mode(e.st.st_mode);
     }
     const bool is_dir = e.kind == EntryKind::Directory;
-    std::string rel = join(f.rel, e.name);
-    if (excluded(rel, e.name, is_dir)) continue;
+    join_into(rel_, f.rel, e.name);  // a file's is needed only here: no string of its own
+    if (excluded(rel_, e.name, is_dir)) continue;
     e.path = join(f.shown, e.name);
     e.parent = f.dir;
     e.whole_reads = f.whole_reads;
     if (is_dir && e.depth < opts_.max_depth)
-      enter_next_ = Enter{f.dir, e.name, e.path, std::move(rel), e.depth};
+      enter_next_ = Enter{f.dir, e.name, e.path, rel_, e.depth};
     out.type = WalkItem::Type::Entry;
     out.entry = std::move(e);
     return true;

@@ -89,7 +89,8 @@ class Walker {
 
  private:
   struct Name {
-    std::string name;
+    size_t at;  // in the frame's pool
+    uint16_t len;
     unsigned char type;  // d_type
   };
   struct Level {
@@ -100,12 +101,14 @@ class Walker {
     std::shared_ptr<const Fd> dir;
     std::string shown, rel;
     uint64_t depth = 0;
+    std::string pool;  // the names, each ended by a NUL
     std::vector<Name> names;
     size_t next = 0;
     bool level = false;  // pushed an ignore level
     bool whole_reads = false;
   };
 
+  static int read_names(int fd, std::string& pool, std::vector<Name>& out);
   void enter(std::shared_ptr<const Fd> dir, std::string shown, std::string rel, uint64_t depth);
   void load_ignores(int dirfd, const std::string& shown, const std::string& rel, bool listed_git,
                     bool listed_dot);
@@ -125,6 +128,7 @@ class Walker {
     uint64_t depth;
   };
   std::optional<Enter> enter_next_;
+  std::string rel_;  // the entry's path below the ignore root, made in place for each entry
   SkipCounts counts_;
 };
 

@@ -200,9 +200,10 @@ void Scanner::update_hist(uint64_t to, uint64_t line) {
     found.push_back({--line, ls, le - ls, false});
     e = ls;
   }
-  if (found.size() >= n_) hist_.clear();
-  for (auto it = found.rbegin(); it != found.rend(); ++it) hist_.push_back(*it);
-  while (hist_.size() > n_) hist_.pop_front();
+  std::deque<LineRef>& h = hist();
+  if (found.size() >= n_) h.clear();
+  for (auto it = found.rbegin(); it != found.rend(); ++it) h.push_back(*it);
+  while (h.size() > n_) h.pop_front();
 }
 
 void Scanner::on_line(uint64_t ls, uint64_t le) {
@@ -231,7 +232,8 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
       before.push_back({--num, lstart, lend - lstart, false});
       e = lstart;
     }
-    for (auto it = hist_.rbegin(); it != hist_.rend() && num > first; ++it)
+    const std::deque<LineRef>& h = hist();
+    for (auto it = h.rbegin(); it != h.rend() && num > first; ++it)
       if (it->line == num - 1) before.push_back(*it), --num;
     for (auto it = before.rbegin(); it != before.rend(); ++it) emit_context(*it, k, k);
   }
@@ -476,7 +478,7 @@ void Scanner::post_part() {
       for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
       pend_.clear();
       const uint64_t first = std::max<uint64_t>({line > n_ ? line - n_ : 1, pend_last_line_ + 1});
-      for (const LineRef& h : hist_)
+      for (const LineRef& h : hist())
         if (h.line >= first && h.line < s0_line) emit_context(h, k, k);
       return;
     }

@@ -90,8 +90,9 @@ void Scanner::long_line() {
       ++pend_last_line_;
       --after_want_;
     }
-    hist_.push_back(ref);
-    while (hist_.size() > n_) hist_.pop_front();
+    std::deque<LineRef>& h = hist();
+    h.push_back(ref);
+    while (h.size() > n_) h.pop_front();
   }
   after_next_ = le + 1;
   drop(std::min(le + 1, end()));

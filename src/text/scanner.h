@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,7 +99,8 @@ class Scanner {
   // the buffer (hist_), for before-context that reaches back past it.
   std::vector<LineRef> pend_;
   uint64_t after_want_ = 0, after_next_ = 0, pend_last_line_ = 0;
-  std::deque<LineRef> hist_;
+  std::deque<LineRef>& hist() { return hist_ ? *hist_ : hist_.emplace(); }
+  std::optional<std::deque<LineRef>> hist_;  // made at first use: a deque allocates when made
 };
 
 }  // namespace text::scan_detail

@@ -2,6 +2,7 @@
 #include "tools/seek/search.h"
 
 #include <cerrno>
+#include <functional>
 
 #include "os/file_witness.h"
 #include "text/line_record.h"
@@ -128,7 +129,7 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
   // --witness: events are held in batches until their witnesses are known.
   std::optional<os::WitnessBatches> batches;
   if (a.witness && cfg.lines()) batches.emplace(fd, so.max_line, add);
-  const text::LineSink sink = [&](const text::LineEvent& ev) {
+  const auto on_event = [&](const text::LineEvent& ev) {
     if (cfg.pool->cancelled()) return false;
     if (!cfg.lines()) {  // counted, not shown (the Scanner counts the lines)
       if (ev.patterns && !s.pattern_counts.empty())
@@ -141,6 +142,9 @@ void search_file(const Search& cfg, Slot& s, Worker& w) {
       add(ev, nullptr);
     return true;
   };
+  // Held by reference: a std::function copies a lambda of more than two words to the heap,
+  // an allocation per file searched.
+  const text::LineSink sink = std::ref(on_event);
   const text::ScanResult res = text::scan(*w.matcher, so, read, sink, w.buffer);
   if (lazy && !S_ISREG(s.st.st_mode)) {  // found by its first read (nothing was read)
     s.own.special = 1;
