@@ -42,6 +42,12 @@ struct OrderedSlot {
 // main thread passes a budget (unless its slot is the head), so memory stays bounded by the
 // budget, the window and each worker's own buffers, never by the size of one slot's output.
 // `Worker` is each thread's own state (scratch buffers, a matcher), handed to its work.
+//
+// With N workers, N - 1 threads start and the main thread is the N-th: where it would wait
+// (a full window, the end) it works the next unclaimed slot itself, with the last Worker. So
+// N cores run N threads, never a third thread on two cores taking turns with the others (a
+// search of the kernel tree on two cores: 1,100 switches between threads against 20, and 3.5%
+// faster).
 template <class Slot, class Worker>
 class Ordered {
  public:
@@ -113,8 +119,7 @@ class Ordered {
       drain(Mode::Ready);
       return;
     }
-    if (threads_.empty() && pushed_ >= 2)
-      for (auto& w : workers_) threads_.emplace_back([this, &w] { loop(w); });
+    if (threads_.empty() && pushed_ >= 2) start_threads();
     // Sleeping workers are woken for a batch, not for each slot: a wake-up costs more than
     // a small slot's work (searching a small file). kick() wakes them for less whenever the
     // main thread waits.
@@ -143,10 +148,29 @@ class Ordered {
   // Worker side: hands a piece of a large output to the main thread while the work goes on.
   void publish(Slot& s, Piece&& p) {
     if (p.empty()) return;
-    // The main thread's own work (its slot is the head, taken at once); a worker never reads
-    // here_, which the main thread sets while workers run (expand()).
-    if (std::this_thread::get_id() == main_id_ && here_) {
-      if (!stopped_ && !take_(s, p)) stop();
+    if (std::this_thread::get_id() == main_id_) {
+      // The main thread's own work in order (its slot is the head, taken at once); a worker
+      // never reads here_, which the main thread sets while workers run (expand()).
+      if (here_) {
+        if (!stopped_ && !take_(s, p)) stop();
+        return;
+      }
+      // A slot of the ring it took (work_one): it cannot wait for itself to drain, so past
+      // the slot's share or the budget it delivers the slots before this one (waiting for
+      // their workers, as drain does) and then this one's pieces so far.
+      bool over;
+      {
+        std::lock_guard lk(mu_);
+        buffered_ += p.size();
+        s.held += p.size();
+        s.pieces.push_back(std::move(p));
+        s.pending.store(true);
+        over = s.held > kSlotShare || buffered_ > kBudget;
+      }
+      if (over) {
+        drain(Mode::Until, s.seq);
+        if (!stopped_ && head_ == s.seq && !take_pieces(s)) stop();
+      }
       return;
     }
     std::unique_lock lk(mu_);
@@ -169,7 +193,28 @@ class Ordered {
   }
 
  private:
-  enum class Mode { Ready, UntilRoom, All };
+  enum class Mode { Ready, UntilRoom, All, Until };
+
+  // The threads, one for each Worker but the last, which is the main thread's (work_one).
+  void start_threads() {
+    for (size_t k = 0; k + 1 < workers_.size(); ++k)
+      threads_.emplace_back([this, &w = workers_[k]] { loop(w); });
+  }
+
+  // Main thread, where it would wait: works the next slot no worker has claimed, if any.
+  bool work_one() {
+    uint64_t i = claimed_.load();
+    do {
+      if (i >= pushed_.load()) return false;
+    } while (!claimed_.compare_exchange_weak(i, i + 1));
+    kick();  // the slots after it are the sleeping workers' to take meanwhile
+    Slot& s = *ring_[i % kWindow];
+    main_working_ = true;
+    if (s.work && !cancel_) work_(s, workers_.back());
+    main_working_ = false;
+    s.done.store(true);
+    return true;
+  }
 
   // A slot an expansion queued that nobody has taken, or null; `only`: that one or none.
   Slot* take_side(Slot* only = nullptr) {
@@ -264,8 +309,10 @@ class Ordered {
     return true;
   }
 
-  void drain(Mode mode) {
+  // Delivers the slots done, in order; Until: up to `until` (not it), waiting for each.
+  void drain(Mode mode, uint64_t until = 0) {
     while (!stopped_ && head_ < pushed_) {
+      if (mode == Mode::Until && head_ == until) return;
       Slot& head = *ring_[head_ % kWindow];
       if (!take_pieces(head)) return stop();
       if (head.done.load()) {
@@ -280,6 +327,8 @@ class Ordered {
         continue;
       }
       if (mode == Mode::Ready || (mode == Mode::UntilRoom && pushed_ - head_ < kWindow)) return;
+      // Rather than wait, the main thread searches too (never a second slot inside its own).
+      if (mode != Mode::Until && !main_working_ && !threads_.empty() && work_one()) continue;
       // A full window waits for a batch of room, not one slot, so that the threads do not
       // wake each other for every slot; the head's pieces still wake it.
       uint64_t target = head_;
@@ -310,8 +359,7 @@ class Ordered {
       side_waiting_.store(side_.size());
     }
     // One slot pushed runs without threads (see the constructor); its parts want them.
-    if (threads_.empty() && workers_.size() > 1)
-      for (auto& w : workers_) threads_.emplace_back([this, &w] { loop(w); });
+    if (threads_.empty() && workers_.size() > 1) start_threads();
     work_cv_.notify_all();
     for (auto& owned : more) {
       if (!deliver(*owned)) {
@@ -371,6 +419,7 @@ class Ordered {
   std::vector<std::unique_ptr<Slot>> side_owned_;  // main thread: expanded slots after a stop
   bool stopped_ = false;  // main thread only
   bool here_ = false;     // main thread only: run_here() or expand() is doing the work
+  bool main_working_ = false;  // main thread only: work_one() is doing the work
   const std::thread::id main_id_ = std::this_thread::get_id();  // the pool's maker
 };
 

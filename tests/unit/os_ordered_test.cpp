@@ -46,6 +46,8 @@ struct Delivered {
   std::vector<std::string> taken;  // "<id>:<k>" in the order the main thread took them
   std::vector<uint64_t> done;      // ids in the order done() was called
   int by_main = 0;                 // expanded slots the main thread worked itself
+  int main_ring = 0;               // slots of the ring the main thread worked (work_one)
+  int main_big = 0;                // those of them that published past a slot's share
 };
 
 Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
@@ -54,6 +56,7 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
   Worker helper{0, true};
   Delivered r;
   Pool* self = nullptr;
+  const std::thread::id main = std::this_thread::get_id();
   Pool pool(
       workers,
       [&](Slot& s, Worker& w) {
@@ -61,7 +64,11 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
         for (int k = 0; k < s.count; ++k) self->publish(s, Piece{piece(s.id, k, s.piece_bytes)});
         s.last = Piece{piece(s.id, s.count, 1)};
         ++w.done;
-        if (w.main) ++r.by_main;  // only the main thread writes it
+        if (w.main) ++r.by_main;  // only the main thread writes these
+        if (!w.main && std::this_thread::get_id() == main) {
+          ++r.main_ring;
+          if (s.count * s.piece_bytes > Pool::kSlotShare) ++r.main_big;
+        }
       },
       [&](Slot&, Piece& p) {
         r.taken.push_back(p.bytes.substr(0, p.bytes.find('.')));
@@ -175,6 +182,39 @@ TEST(Ordered, ExpandedSlotsArriveRightAfterTheirSlot) {
   }
   RecordProperty("expanded slots the main thread worked", by_main);
   EXPECT_GT(by_main, 0);  // the path that keeps them going behind held-back workers was taken
+}
+
+// Where the main thread would wait for room (or for the end), it works the next unclaimed
+// slot itself: output still arrives in order, also when its slot publishes past its share
+// while slots before it are unfinished (it delivers those first, waiting for their workers,
+// who may be held back by the budget themselves); and a stop still ends everything.
+TEST(Ordered, TheMainThreadWorksWhereItWouldWait) {
+  std::mt19937 rng(13);
+  int main_ring = 0, main_big = 0;
+  for (int round = 0; round < 12; ++round) {
+    std::vector<std::unique_ptr<Slot>> slots;
+    std::vector<std::string> want;
+    for (uint64_t id = 0; id < 1500; ++id) {  // several windows
+      auto s = std::make_unique<Slot>();
+      s->id = id;
+      const bool big = rng() % 16 == 0;
+      s->count = big ? 4 : static_cast<int>(rng() % 2);
+      s->piece_bytes = big ? Pool::kPiece * 2 : 16;
+      s->delay_us = rng() % 8 == 0 ? static_cast<int>(rng() % 200) : 0;
+      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
+      slots.push_back(std::move(s));
+    }
+    const size_t stop_after = round % 4 == 3 ? 1 + rng() % want.size() : SIZE_MAX;
+    Delivered r = run(std::move(slots), 2 + round % 2, stop_after);
+    if (stop_after != SIZE_MAX) want.resize(stop_after);
+    ASSERT_EQ(r.taken, want) << "round " << round;
+    main_ring += r.main_ring;
+    main_big += r.main_big;
+  }
+  RecordProperty("ring slots the main thread worked", main_ring);
+  RecordProperty("of them past their share", main_big);
+  EXPECT_GT(main_ring, 0);
+  EXPECT_GT(main_big, 0);
 }
 
 TEST(Ordered, AConsumerThatSaysStopStopsEverything) {
