@@ -217,7 +217,7 @@ void Walker::enter(std::shared_ptr<const Fd> dir, std::string shown, std::string
     error(errno_error(-rc, shown, "read directory"));
     return;
   }
-  // Bytewise, as the names' own order: a swap moves 8 bytes, not a string.
+  // Bytewise, as the names' own order: a swap moves 16 bytes, not a string.
   const char* pool = f.pool.data();
   std::sort(f.names.begin(), f.names.end(), [pool](const Name& a, const Name& b) {
     const int c = memcmp(pool + a.at, pool + b.at, std::min(a.len, b.len));
