@@ -59,11 +59,15 @@ void hash_slot(const Job& job, Slot& s, Worker& w) {
 unsigned worker_count() {
   // The cores this process may run on (taskset and cpusets count, as nproc's do), in one
   // system call; more threads than cores gain nothing, hashing being bound by the CPU. The cap
-  // keeps the read buffers (one a worker) bounded on a very large machine.
+  // keeps the read buffers (one a worker) bounded on a very large machine. One more for the
+  // main thread: its own work for every file (the slot, the record) is a larger share of a
+  // small file's than seek's walk is of a search, and with a thread per core beside it, 32,005
+  // .c files hash as fast as before the main thread worked (387.5 against 388.2 ms, 16
+  // alternating runs), where a thread fewer took 399.3.
   cpu_set_t set;
   CPU_ZERO(&set);
   int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  return static_cast<unsigned>(std::clamp(n, 1, 64));
+  return static_cast<unsigned>(std::clamp(n, 1, 64)) + 1;
 }
 
 }  // namespace digest

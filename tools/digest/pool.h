@@ -58,7 +58,8 @@ struct Job {
 // file) and hashes it, filling the slot's result.
 void hash_slot(const Job& job, Slot& s, Worker& w);
 
-// The workers: one per core this process may run on.
+// The workers: a thread per core this process may run on, and the main thread's (os::Ordered
+// starts one thread fewer than its workers; the main thread works where it would wait).
 unsigned worker_count();
 
 }  // namespace digest
