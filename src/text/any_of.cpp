@@ -39,8 +39,9 @@ class AnyOf final : public Matcher {
   }
 
   void take_set() const {
-    set_ = keep_->scanner();  // null where the set cannot be built: pattern by pattern still
-    keep_.reset();
+    // null where the set cannot be built: pattern by pattern still; not yet made by another
+    // thread: pattern by pattern until it is
+    if (keep_->try_scanner(set_)) keep_.reset();
   }
 
   size_t find_each(std::string_view buf, size_t from) const {
@@ -191,8 +192,7 @@ class SetFiltered final : public Matcher {
 
  private:
   void take_set() const {
-    set_ = keep_->scanner();
-    keep_.reset();
+    if (keep_->try_scanner(set_)) keep_.reset();  // as AnyOf's
   }
 
   std::unique_ptr<Matcher> part_;

@@ -9,9 +9,9 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
-#include <mutex>
 
 namespace text {
 
@@ -384,16 +384,35 @@ class LazySet final : public PatternSet {
   LazySet(std::vector<std::string> patterns, SetSyntax syntax, bool icase)
       : patterns_(std::move(patterns)), syntax_(syntax), icase_(icase) {}
   std::unique_ptr<SetScanner> scanner() const override {
-    std::call_once(once_, [&] { set_ = pattern_set(patterns_, syntax_, icase_); });
+    if (!make()) made_.wait(false);  // another thread compiles it
     return set_ ? set_->scanner() : nullptr;
+  }
+  // A worker that does not wait while another compiles the set (several milliseconds for a
+  // regex) searches on pattern by pattern meanwhile, instead of leaving its core idle.
+  bool try_scanner(std::unique_ptr<SetScanner>& out) const override {
+    if (!make()) return false;
+    out = set_ ? set_->scanner() : nullptr;
+    return true;
   }
 
  private:
+  // true once the set is made (by this thread now, if nobody had started); false while
+  // another thread makes it.
+  bool make() const {
+    if (made_.load(std::memory_order_acquire)) return true;
+    if (making_.load(std::memory_order_relaxed) || making_.exchange(true))
+      return made_.load(std::memory_order_acquire);
+    set_ = pattern_set(patterns_, syntax_, icase_);
+    made_.store(true, std::memory_order_release);
+    made_.notify_all();
+    return true;
+  }
+
   std::vector<std::string> patterns_;
   SetSyntax syntax_;
   bool icase_;
-  mutable std::once_flag once_;
-  mutable std::shared_ptr<const PatternSet> set_;
+  mutable std::atomic<bool> making_{false}, made_{false};
+  mutable std::shared_ptr<const PatternSet> set_;  // written once, before made_
 };
 
 }  // namespace

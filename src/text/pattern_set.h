@@ -38,6 +38,13 @@ class PatternSet {
  public:
   virtual ~PatternSet() = default;
   virtual std::unique_ptr<SetScanner> scanner() const = 0;
+  // The same without waiting for another thread that is still compiling the set: false then
+  // (`out` untouched; the caller searches on without it and asks again later), else true with
+  // `out` as scanner() gives it.
+  virtual bool try_scanner(std::unique_ptr<SetScanner>& out) const {
+    out = scanner();
+    return true;
+  }
 };
 
 // How the patterns are to be read: literal bytes (with ASCII case folding under `icase`) or
@@ -52,8 +59,9 @@ enum class SetSyntax { Literal, Regex };
 std::shared_ptr<const PatternSet> pattern_set(const std::vector<std::string>& patterns,
                                               SetSyntax syntax, bool icase);
 
-// The same set, compiled only when a scanner is first asked of it (once, whichever thread asks
-// first; null scanners when it cannot be built). Compiling costs about a millisecond for a few
+// The same set, compiled only when a scanner is first asked of it (once, by whichever thread
+// asks first, while try_scanner() in the others says it is not ready; null scanners when it
+// cannot be built). Compiling costs about a millisecond for a few
 // literals and several for regexes, more than a small search takes: any_of asks for its
 // scanner only once it has searched enough bytes pattern by pattern to repay it.
 std::shared_ptr<const PatternSet> lazy_pattern_set(std::vector<std::string> patterns,

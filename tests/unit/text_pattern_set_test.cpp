@@ -9,6 +9,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "text/any_of.h"
@@ -288,6 +289,56 @@ TEST(PatternSet, NamesEveryPatternThatMatchesALine) {
   EXPECT_GE(at, 4u);
   EXPECT_LT(at, 10u);
   EXPECT_EQ(sc->first(buf, 11), std::string_view::npos);
+}
+
+// A lazy set is made once, by the first thread that asks; try_scanner() in a thread that
+// finds another making it says so (false) instead of waiting, and every thread ends with a
+// scanner that finds what the eager set finds; a set that cannot be built gives null scanners
+// either way.
+TEST(PatternSet, ALazySetIsMadeOnceWhoeverAsks) {
+  std::vector<std::string> pats;
+  for (int i = 0; i < 120; ++i) pats.push_back("[a-z]+_N" + std::to_string(i) + "\\d{2,4}[A-Z]*");
+  auto eager = text::pattern_set(pats, text::SetSyntax::Regex, false);
+  if (!eager) GTEST_SKIP() << "no multi-pattern engine on this machine";
+  const std::string buf = "nothing here\nsome words pm_N7123ABC more\n";
+  const size_t want = eager->scanner()->first(buf, 0);
+  ASSERT_NE(want, std::string_view::npos);
+
+  int waited_not = 0;  // try_scanner answers of "another thread is making it"
+  for (int round = 0; round < 4; ++round) {
+    auto lazy = text::lazy_pattern_set(pats, text::SetSyntax::Regex, false);
+    std::vector<size_t> found(4, 0);
+    std::vector<int> not_ready(4, 0);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < found.size(); ++t)
+      threads.emplace_back([&, t] {
+        std::unique_ptr<text::SetScanner> sc;
+        if (t == 0) {
+          sc = lazy->scanner();  // waits for whoever makes it
+        } else {
+          while (!lazy->try_scanner(sc)) ++not_ready[t];
+        }
+        found[t] = sc ? sc->first(buf, 0) : std::string_view::npos;
+      });
+    for (auto& th : threads) th.join();
+    for (size_t t = 0; t < found.size(); ++t) EXPECT_EQ(found[t], want) << "thread " << t;
+    for (int n : not_ready) waited_not += n;
+    std::unique_ptr<text::SetScanner> again;
+    EXPECT_TRUE(lazy->try_scanner(again));  // made: never not ready again
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->first(buf, 0), want);
+  }
+
+  // Compiling these takes tens of milliseconds; three threads asking meanwhile are told so.
+  RecordProperty("not ready answers", waited_not);
+  EXPECT_GT(waited_not, 0);
+
+  auto unbuildable = text::lazy_pattern_set({"a", "b*"}, text::SetSyntax::Regex, false);
+  std::unique_ptr<text::SetScanner> none =
+      text::pattern_set({"x"}, text::SetSyntax::Literal, false)->scanner();
+  EXPECT_TRUE(unbuildable->try_scanner(none));
+  EXPECT_EQ(none, nullptr);
+  EXPECT_EQ(unbuildable->scanner(), nullptr);
 }
 
 }  // namespace
