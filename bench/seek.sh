@@ -126,6 +126,16 @@
 # --context lines past its end: text::Scanner::post_part): 617 MB of C, --context 2, rare
 # literal 86.6 -> 54.0 ms, --last 3 113.8 -> 55.7 ms; the script's new row, --context 2 on
 # the 1 GiB file, 0.30 of rg -C2.
+# Two allocations a file where there were nine (callgrind, -j1: 688,326 -> 230,464; 885 M ->
+# 771 M instructions, the scan's 390 M unchanged), and the pool's main thread searching where
+# it used to sleep, beside a thread fewer (perf sched: 1,157 and 1,139 switches for the main
+# thread and a worker -> 17 and 4). The script after them (load 1-3): seek/floor 1.34 -> 1.23,
+# -i 0.79, --word 0.77, alternation 0.61, no match 0.79, non-ASCII 0.81, classes 0.93 and rare
+# 0.93 (4 runs each; the floor row's own run of the rare case, in the same script, 0.79);
+# growth 0.81 at 1x, 2x and 4x. Without the sandbox (a build that skips it, 15 alternating
+# runs): 256.8 against 268.5 ms, rg 311.9, floor 197.6; one thread, 537.9 against 565.0: the
+# kernel's checks of each open and system call are 5% of a search, and what puts -j1 past
+# 0.8 of rg.
 #
 #  1. the pattern suite on the tree, the floor under it (every file read, nothing searched:
 #     bench/tree_floor.cpp), and one 1 GiB file
