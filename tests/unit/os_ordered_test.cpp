@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -215,6 +217,52 @@ TEST(Ordered, TheMainThreadWorksWhereItWouldWait) {
   RecordProperty("of them past their share", main_big);
   EXPECT_GT(main_ring, 0);
   EXPECT_GT(main_big, 0);
+}
+
+// Once an Expand step gives work (the rest of a large file, in parts), the main thread only
+// delivers it in order, and the last Worker gets a thread: every worker's thread takes parts.
+TEST(Ordered, ExpandedWorkGetsEveryWorkersThread) {
+  std::vector<Worker> workers(2);
+  Worker helper{0, true};
+  std::mutex mu;
+  std::set<std::thread::id> part_threads;
+  const std::thread::id main = std::this_thread::get_id();
+  int parts_taken = 0;
+  Pool pool(
+      workers,
+      [&](Slot& s, Worker&) {
+        if (s.id >= 100) {  // a part: slow enough for both threads to be busy at once
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          std::lock_guard lk(mu);
+          if (std::this_thread::get_id() != main) part_threads.insert(std::this_thread::get_id());
+        }
+        s.last = Piece{piece(s.id, 0, 1)};
+      },
+      [&](Slot&, Piece&) { return true; },
+      [&](Slot& s) {
+        if (s.id >= 100) ++parts_taken;
+        return true;
+      });
+  pool.expand_with(
+      [](Slot& s) {
+        std::vector<std::unique_ptr<Slot>> more;
+        if (s.id == 1)
+          for (uint64_t j = 1; j <= 12; ++j) {
+            auto e = std::make_unique<Slot>();
+            e->id = 100 + j;
+            more.push_back(std::move(e));
+          }
+        return more;
+      },
+      helper);
+  for (uint64_t id = 0; id < 4; ++id) {
+    auto s = std::make_unique<Slot>();
+    s->id = id;
+    pool.push(std::move(s));
+  }
+  pool.finish();
+  EXPECT_EQ(parts_taken, 12);
+  EXPECT_EQ(part_threads.size(), 2u);  // the thread started for the main thread's Worker too
 }
 
 TEST(Ordered, AConsumerThatSaysStopStopsEverything) {
