@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstring>
+#include <new>
 
 namespace text {
 
@@ -402,7 +403,10 @@ class LazySet final : public PatternSet {
     if (made_.load(std::memory_order_acquire)) return true;
     if (making_.load(std::memory_order_relaxed) || making_.exchange(true))
       return made_.load(std::memory_order_acquire);
-    set_ = pattern_set(patterns_, syntax_, icase_);
+    try {
+      set_ = pattern_set(patterns_, syntax_, icase_);
+    } catch (const std::bad_alloc&) {  // no set: pattern by pattern, and nobody left waiting
+    }
     made_.store(true, std::memory_order_release);
     made_.notify_all();
     return true;
