@@ -132,7 +132,11 @@
 # thread and a worker -> 17 and 4). The script after them (load 1-3): seek/floor 1.34 -> 1.23,
 # -i 0.79, --word 0.77, alternation 0.61, no match 0.79, non-ASCII 0.81, classes 0.93 and rare
 # 0.93 (4 runs each; the floor row's own run of the rare case, in the same script, 0.79);
-# growth 0.81 at 1x, 2x and 4x. Without the sandbox (a build that skips it, 15 alternating
+# growth 0.81 at 1x, 2x and 4x. This script alone after the later changes (a lazy set made by
+# the first worker to want it, the rest of a large walked file on every worker's thread): rare
+# 0.83, common 0.76, -i 0.78, --word 0.84, alternation 0.62, classes 0.80, fs/ 0.80, no match
+# 0.80, non-ASCII 0.82, seek/floor 1.27, 1 GiB 0.33 / 0.37 / 0.37, threads 1 and 2 0.83.
+# Without the sandbox (a build that skips it, 15 alternating
 # runs): 256.8 against 268.5 ms, rg 311.9, floor 197.6; one thread, 537.9 against 565.0: the
 # kernel's checks of each open and system call are 5% of a search, and what puts -j1 past
 # 0.8 of rg.
