@@ -206,6 +206,15 @@ void Scanner::update_hist(uint64_t to, uint64_t line) {
   while (h.size() > n_) h.pop_front();
 }
 
+// Before the k-th match, at `line`: the after-context lines still pending go out (those within
+// --context of it are its before-context too), and the first line its before-context may show
+// (none already shown).
+uint64_t Scanner::before_match(uint64_t line, uint64_t k) {
+  for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
+  pend_.clear();
+  return std::max<uint64_t>(line > n_ ? line - n_ : 1, pend_last_line_ + 1);
+}
+
 void Scanner::on_line(uint64_t ls, uint64_t le) {
   LineRef ref{0, ls, le - ls, false};
   uint64_t so, sl;
@@ -218,10 +227,8 @@ void Scanner::on_line(uint64_t ls, uint64_t le) {
   const uint64_t k = r_.found;
   if (n_ > 0) {
     identify_after(ls);
-    for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
-    pend_.clear();
     // Before-context: back from this line, not into lines already shown.
-    const uint64_t first = std::max<uint64_t>({line > n_ ? line - n_ : 1, pend_last_line_ + 1, 1});
+    const uint64_t first = before_match(line, k);
     std::vector<LineRef> before;
     uint64_t e = ls, num = line;
     while (num > first && e > base_) {
@@ -475,9 +482,7 @@ void Scanner::post_part() {
     m_.spans(std::string_view(at(so), static_cast<size_t>(sl)), spans_);
     if (!spans_.empty()) {  // the next part's first match
       const uint64_t k = r_.found;
-      for (const LineRef& p : pend_) emit_context(p, k - 1, p.line + n_ >= line ? k : k - 1);
-      pend_.clear();
-      const uint64_t first = std::max<uint64_t>({line > n_ ? line - n_ : 1, pend_last_line_ + 1});
+      const uint64_t first = before_match(line, k);
       for (const LineRef& h : hist())
         if (h.line >= first && h.line < s0_line) emit_context(h, k, k);
       return;

@@ -67,6 +67,7 @@ class Scanner {
   void post_part();
   void identify_after(uint64_t limit);
   void flush_pend(uint64_t below_line);
+  uint64_t before_match(uint64_t line, uint64_t k);
   void update_hist(uint64_t to, uint64_t line);
   void emit_context(const LineRef& r, uint64_t lo, uint64_t hi);
 
