@@ -47,7 +47,9 @@ struct OrderedSlot {
 // (a full window, the end) it works the next unclaimed slot itself, with the last Worker. So
 // N cores run N threads, never a third thread on two cores taking turns with the others (a
 // search of the kernel tree on two cores: 1,100 switches between threads against 20, and 3.5%
-// faster). Once an Expand step gives work, the last Worker gets a thread too (expand()).
+// faster). Once an Expand step gives work, the last Worker gets a thread that works expanded
+// slots only and sleeps between expansions (side_loop()): the main thread works ring slots
+// with that Worker again once the expansion is delivered (`last_busy_` says who holds it).
 template <class Slot, class Worker>
 class Ordered {
  public:
@@ -89,8 +91,10 @@ class Ordered {
       cancel_ = true;
     }
     work_cv_.notify_all();
+    side_cv_.notify_all();
     room_cv_.notify_all();
     for (auto& t : threads_) t.join();
+    if (side_thread_.joinable()) side_thread_.join();
   }
 
   // Sets the Expand step and the main thread's own worker state for it (before the first push).
@@ -203,17 +207,56 @@ class Ordered {
 
   // Main thread, where it would wait: works the next slot no worker has claimed, if any.
   bool work_one() {
+    if (last_busy_.exchange(true)) return false;  // the side thread works with the Worker
     uint64_t i = claimed_.load();
     do {
-      if (i >= pushed_.load()) return false;
+      if (i >= pushed_.load()) {
+        release_last();
+        return false;
+      }
     } while (!claimed_.compare_exchange_weak(i, i + 1));
     kick();  // the slots after it are the sleeping workers' to take meanwhile
     Slot& s = *ring_[i % kWindow];
     main_working_ = true;
     if (s.work && !cancel_) work_(s, workers_.back());
     main_working_ = false;
+    release_last();
     s.done.store(true);
     return true;
+  }
+
+  // The last Worker is free again: the side thread may take expanded slots with it.
+  void release_last() {
+    last_busy_.store(false);
+    if (side_thread_.joinable() && side_waiting_.load() > 0) {
+      std::lock_guard lk(mu_);
+      side_cv_.notify_one();
+    }
+  }
+
+  // The last Worker's thread once an expansion has given work: it takes expanded slots while
+  // the main thread does not hold that Worker, and sleeps otherwise, so that between
+  // expansions N threads run on N cores, the main thread one of them.
+  void side_loop(Worker& w) {
+    for (;;) {
+      Slot* s;
+      {
+        std::unique_lock lk(mu_);
+        side_cv_.wait(lk, [&] { return cancel_ || (!side_.empty() && !last_busy_.load()); });
+        if (cancel_) return;
+        if (last_busy_.exchange(true)) continue;  // the main thread took it meanwhile
+        s = side_.front();
+        side_.pop_front();
+        side_waiting_.store(side_.size());
+      }
+      if (!cancel_) work_(*s, w);
+      last_busy_.store(false);
+      s->done.store(true);
+      if (main_waiting_.load()) {
+        std::lock_guard lk(mu_);
+        main_cv_.notify_one();
+      }
+    }
   }
 
   // A slot an expansion queued that nobody has taken, or null; `only`: that one or none.
@@ -328,9 +371,7 @@ class Ordered {
       }
       if (mode == Mode::Ready || (mode == Mode::UntilRoom && pushed_ - head_ < kWindow)) return;
       // Rather than wait, the main thread searches too (never a second slot inside its own).
-      if (mode != Mode::Until && !main_working_ && !threads_.empty() &&
-          threads_.size() < workers_.size() && work_one())
-        continue;
+      if (mode != Mode::Until && !main_working_ && !threads_.empty() && work_one()) continue;
       // A full window waits for a batch of room, not one slot, so that the threads do not
       // wake each other for every slot; the head's pieces still wake it.
       uint64_t target = head_;
@@ -361,12 +402,13 @@ class Ordered {
       side_waiting_.store(side_.size());
     }
     // One slot pushed runs without threads (see the constructor); its parts want them. And the
-    // main thread, which delivers them in order and would only wait for each, gives its
-    // Worker a thread of its own from here on (not while it works with that Worker itself).
+    // main thread, which delivers them in order and would only wait for each, lends its
+    // Worker to a thread of its own for them (side_loop()).
     if (threads_.empty() && workers_.size() > 1) start_threads();
-    if (!threads_.empty() && threads_.size() < workers_.size() && !main_working_)
-      threads_.emplace_back([this, &w = workers_.back()] { loop(w); });
+    if (!threads_.empty() && !side_thread_.joinable())
+      side_thread_ = std::thread([this, &w = workers_.back()] { side_loop(w); });
     work_cv_.notify_all();
+    side_cv_.notify_one();
     for (auto& owned : more) {
       if (!deliver(*owned)) {
         // A worker may still be in one of those left, or take it later: kept to the end.
@@ -414,8 +456,10 @@ class Ordered {
   alignas(64) std::atomic<uint64_t> wait_seq_{0};
   std::vector<Worker>& workers_;
   std::vector<std::thread> threads_;
+  std::thread side_thread_;  // the last Worker's, from the first expansion on (side_loop())
+  std::atomic<bool> last_busy_{false};  // the last Worker is in use (main thread or side_loop)
   std::mutex mu_;
-  std::condition_variable work_cv_, main_cv_, room_cv_;
+  std::condition_variable work_cv_, main_cv_, room_cv_, side_cv_;
   std::atomic<int> idle_{0}, blocked_{0};
   std::atomic<bool> main_waiting_{false}, cancel_{false};
   size_t buffered_ = 0;   // under mu_

@@ -4,6 +4,7 @@
 // consumer that says stop stops everything.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <random>
@@ -32,7 +33,8 @@ struct Slot : os::OrderedSlot<Piece> {
 
 struct Worker {
   int done = 0;
-  bool main = false;  // the main thread's helper
+  bool main = false;         // the main thread's helper
+  std::atomic<int> busy{0};  // threads in a work with this Worker: never more than one
 };
 
 using Pool = os::Ordered<Slot, Worker>;
@@ -50,6 +52,8 @@ struct Delivered {
   int by_main = 0;                 // expanded slots the main thread worked itself
   int main_ring = 0;               // slots of the ring the main thread worked (work_one)
   int main_big = 0;                // those of them that published past a slot's share
+  int main_ring_after = 0;         // of main_ring, those worked after an expansion was taken
+  int shared = 0;                  // works that found their Worker in use by another thread
 };
 
 Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
@@ -59,9 +63,12 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
   Delivered r;
   Pool* self = nullptr;
   const std::thread::id main = std::this_thread::get_id();
+  std::atomic<int> shared{0};
+  bool expanded = false;  // main thread only
   Pool pool(
       workers,
       [&](Slot& s, Worker& w) {
+        if (w.busy.fetch_add(1) != 0) ++shared;
         if (s.delay_us) std::this_thread::sleep_for(std::chrono::microseconds(s.delay_us));
         for (int k = 0; k < s.count; ++k) self->publish(s, Piece{piece(s.id, k, s.piece_bytes)});
         s.last = Piece{piece(s.id, s.count, 1)};
@@ -69,8 +76,10 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
         if (w.main) ++r.by_main;  // only the main thread writes these
         if (!w.main && std::this_thread::get_id() == main) {
           ++r.main_ring;
+          if (expanded) ++r.main_ring_after;
           if (s.count * s.piece_bytes > Pool::kSlotShare) ++r.main_big;
         }
+        w.busy.fetch_sub(1);
       },
       [&](Slot&, Piece& p) {
         r.taken.push_back(p.bytes.substr(0, p.bytes.find('.')));
@@ -82,13 +91,15 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
       });
   self = &pool;
   pool.expand_with(
-      [](Slot& s) {
+      [&](Slot& s) {
         std::vector<std::unique_ptr<Slot>> more;
+        if (s.expand) expanded = true;
         for (int j = 1; j <= s.expand; ++j) {
           auto e = std::make_unique<Slot>();
           e->id = s.id * 100 + static_cast<uint64_t>(j);
           e->count = s.count;
           e->piece_bytes = s.piece_bytes;
+          e->delay_us = s.delay_us;
           more.push_back(std::move(e));
         }
         return more;
@@ -96,6 +107,7 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
       helper);
   for (auto& s : slots) pool.push(std::move(s));
   pool.finish();
+  r.shared = shared.load();
   return r;
 }
 
@@ -180,6 +192,7 @@ TEST(Ordered, ExpandedSlotsArriveRightAfterTheirSlot) {
     }
     ASSERT_EQ(r.taken, want) << "round " << round;
     ASSERT_EQ(r.done, want_done) << "round " << round;
+    ASSERT_EQ(r.shared, 0) << "round " << round;
     by_main += r.by_main;
   }
   RecordProperty("expanded slots the main thread worked", by_main);
@@ -210,6 +223,7 @@ TEST(Ordered, TheMainThreadWorksWhereItWouldWait) {
     Delivered r = run(std::move(slots), 2 + round % 2, stop_after);
     if (stop_after != SIZE_MAX) want.resize(stop_after);
     ASSERT_EQ(r.taken, want) << "round " << round;
+    ASSERT_EQ(r.shared, 0) << "round " << round;
     main_ring += r.main_ring;
     main_big += r.main_big;
   }
@@ -220,7 +234,8 @@ TEST(Ordered, TheMainThreadWorksWhereItWouldWait) {
 }
 
 // Once an Expand step gives work (the rest of a large file, in parts), the main thread only
-// delivers it in order, and the last Worker gets a thread: every worker's thread takes parts.
+// delivers it in order, and the last Worker gets a thread for it: every worker's thread takes
+// parts.
 TEST(Ordered, ExpandedWorkGetsEveryWorkersThread) {
   std::vector<Worker> workers(2);
   Worker helper{0, true};
@@ -263,6 +278,39 @@ TEST(Ordered, ExpandedWorkGetsEveryWorkersThread) {
   pool.finish();
   EXPECT_EQ(parts_taken, 12);
   EXPECT_EQ(part_threads.size(), 2u);  // the thread started for the main thread's Worker too
+}
+
+// The last Worker's thread takes expanded slots only: once an expansion is delivered the main
+// thread works ring slots with that Worker again (so N threads run, not N + 1), never at the
+// same time as that thread; output still arrives in order, expansions and big outputs among
+// the slots (the main thread's own slot may deliver an expansion while it holds the Worker).
+TEST(Ordered, AfterAnExpansionTheMainThreadWorksTheRingAgain) {
+  std::mt19937 rng(17);
+  int after = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<std::unique_ptr<Slot>> slots;
+    std::vector<std::string> want;
+    for (uint64_t id = 1; id <= 1200; ++id) {
+      auto s = std::make_unique<Slot>();
+      s->id = id;
+      const bool big = rng() % 20 == 0;
+      s->count = big ? 5 : static_cast<int>(rng() % 2);
+      s->piece_bytes = big ? Pool::kPiece * 2 : 16;
+      s->delay_us = rng() % 4 == 0 ? static_cast<int>(rng() % 300) : 0;
+      s->expand = id % 200 == 2 ? 2 + static_cast<int>(rng() % 6) : 0;
+      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
+      for (int j = 1; j <= s->expand; ++j)
+        for (int k = 0; k <= s->count; ++k)
+          want.push_back(piece(id * 100 + static_cast<uint64_t>(j), k, 0));
+      slots.push_back(std::move(s));
+    }
+    Delivered r = run(std::move(slots), 2 + round % 2);
+    ASSERT_EQ(r.taken, want) << "round " << round;
+    ASSERT_EQ(r.shared, 0) << "round " << round;
+    after += r.main_ring_after;
+  }
+  RecordProperty("ring slots the main thread worked after an expansion", after);
+  EXPECT_GT(after, 0);
 }
 
 TEST(Ordered, AConsumerThatSaysStopStopsEverything) {
