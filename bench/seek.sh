@@ -140,12 +140,28 @@
 # runs): 256.8 against 268.5 ms, rg 311.9, floor 197.6; one thread, 537.9 against 565.0: the
 # kernel's checks of each open and system call are 5% of a search, and what puts -j1 past
 # 0.8 of rg.
+# One file of the tree (24 MB) is searched in two parts, and from that expansion on the last
+# Worker had a thread of its own while the main thread stopped searching: three threads on two
+# cores for the rest of the search (perf sched: ~1,800 switches, a third of them involuntary;
+# 20 without). That thread now takes expanded slots only and sleeps between expansions
+# (os::Ordered's side_loop): 15 alternating runs, 291.8 -> 285.8 ms (rg 320.2). This script
+# alone after it, twice (the second on a busier host): rare 0.74 / 0.82, common 0.71 / 0.75,
+# -i 0.76 / 0.75, --word 0.71 / 0.81, alternation 0.66 / 0.68, classes 0.80 / 0.76, fs/ 0.86 /
+# 0.84, no match 0.85 / 0.82, non-ASCII 0.77 / 0.81, seek/floor 1.22 / 1.33, 1 GiB 0.31-0.45,
+# threads 1 0.83 / 0.94 and 2 0.80 / 0.85, growth 0.78-0.87 (rg's own times moved by 30%
+# between cases doing the same work: rare 461.8 ms, no match 357.9, in one run).
+# With --root, Landlock handles reads (granted beneath the root), and each open climbs from the
+# file to the root: -j1 615.7 against 546.7 ms without --root (rg 627.4), 2 threads 340.4
+# against 307.7 (rg 332.5), 10 and 6 alternating runs; perf, -j1: Landlock's hook 11.9% of
+# samples. What the confinement of reads beneath the root costs; section 3 reports it (its
+# first run, on the busier host: 0.96 with one thread, 1.03 with two).
 #
 #  1. the pattern suite on the tree, the floor under it (every file read, nothing searched:
 #     bench/tree_floor.cpp), and one 1 GiB file
 #  2. growth: the tree linked 1x, 2x and 4x (hard links: the same bytes, cached once; what grows
 #     is the walk, the opens and the reads), time and peak RSS of seek and rg
-#  3. threads: seek --threads N against rg -j N, N = 1 and the machine's cores
+#  3. threads: seek --threads N against rg -j N, N = 1 and the machine's cores, without and
+#     with --root
 #  4. counts, file lists and several patterns (300 literals in one pass against rg -F -f FILE;
 #     3 and 8 common words counted in 64 MiB of prose, where every other line matches)
 #
@@ -285,6 +301,15 @@ for j in 1 $(nproc); do
   read -r s r <<< "$(timings 1 "$runs" "$seek --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME")"
   record "seek: threads (goal <= 0.8x rg)" "$j thread(s), rare literal" 0.8
   echo "$j thread(s): seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
+done
+# With --root reads are confined by Landlock too (handled, granted beneath the root), so that
+# each open climbs from the file to the root; without it they are allowed everywhere and not
+# handled at all.
+for j in 1 $(nproc); do
+  agree lines "$seek --root . --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME" >/dev/null
+  read -r s r <<< "$(timings 1 "$runs" "$seek --root . --threads $j PM_RESUME" "rg --no-ignore -n -j $j PM_RESUME")"
+  record "seek: threads (goal <= 0.8x rg)" "$j thread(s), rare literal, --root ." 0.8
+  echo "$j thread(s), --root .: seek $(ms "$s")  rg $(ms "$r")  ratio $(ratio "$s" "$r")"
 done
 echo
 
