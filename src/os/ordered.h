@@ -217,9 +217,7 @@ class Ordered {
     } while (!claimed_.compare_exchange_weak(i, i + 1));
     kick();  // the slots after it are the sleeping workers' to take meanwhile
     Slot& s = *ring_[i % kWindow];
-    main_working_ = true;
     if (s.work && !cancel_) work_(s, workers_.back());
-    main_working_ = false;
     release_last();
     s.done.store(true);
     return true;
@@ -370,8 +368,9 @@ class Ordered {
         continue;
       }
       if (mode == Mode::Ready || (mode == Mode::UntilRoom && pushed_ - head_ < kWindow)) return;
-      // Rather than wait, the main thread searches too (never a second slot inside its own).
-      if (mode != Mode::Until && !main_working_ && !threads_.empty() && work_one()) continue;
+      // Rather than wait, the main thread searches too: never a second slot inside its own
+      // (its drain there is Until, and it holds the last Worker).
+      if (mode != Mode::Until && !threads_.empty() && work_one()) continue;
       // A full window waits for a batch of room, not one slot, so that the threads do not
       // wake each other for every slot; the head's pieces still wake it.
       uint64_t target = head_;
@@ -469,7 +468,6 @@ class Ordered {
   std::vector<std::unique_ptr<Slot>> side_owned_;  // main thread: expanded slots after a stop
   bool stopped_ = false;  // main thread only
   bool here_ = false;     // main thread only: run_here() or expand() is doing the work
-  bool main_working_ = false;  // main thread only: work_one() is doing the work
   const std::thread::id main_id_ = std::this_thread::get_id();  // the pool's maker
 };
 

@@ -88,6 +88,23 @@ std::string normalize(std::string_view path, bool resolve_dotdot) {
   return out;
 }
 
+void join_into(std::string& out, std::string_view dir, std::string_view name) {
+  if (dir.empty() || dir == ".") {
+    out.assign(name);
+    return;
+  }
+  out.reserve(dir.size() + 1 + name.size());
+  out.assign(dir);
+  if (dir.back() != '/') out += '/';
+  out += name;
+}
+
+std::string join(std::string_view dir, std::string_view name) {
+  std::string out;
+  join_into(out, dir, name);
+  return out;
+}
+
 std::string absolute_root(std::string_view root) {
   if (!root.empty() && root[0] == '/') return normalize(root, true);
   // getcwd with a growing buffer: a working directory can be deeper than PATH_MAX.

@@ -32,6 +32,11 @@ struct CheckedPath {
 // with resolve_dotdot, `a/../b` becomes `b` (a `..` above the start stays as `..`).
 std::string normalize(std::string_view path, bool resolve_dotdot);
 
+// `dir`/`name`, or `name` alone where `dir` is "" or "." (no second '/' after a trailing one);
+// join_into writes it into `out`'s own storage (a buffer reused for each name of a walk).
+void join_into(std::string& out, std::string_view dir, std::string_view name);
+std::string join(std::string_view dir, std::string_view name);
+
 // The absolute lexical spelling of `root` (joined to the working directory when relative).
 std::string absolute_root(std::string_view root);
 

@@ -11,6 +11,7 @@
 #include <climits>
 
 #include "contract/json.h"
+#include "os/path.h"
 #include "os/write_error.h"
 
 namespace os {
@@ -37,14 +38,6 @@ std::vector<std::string> components(std::string_view path) {
     if (!c.empty() && c != ".") out.emplace_back(c);
     i = j + 1;
   }
-  return out;
-}
-
-std::string join(std::string_view a, std::string_view b) {
-  if (a.empty() || a == ".") return std::string(b);
-  std::string out(a);
-  if (out.back() != '/') out += '/';
-  out += b;
   return out;
 }
 

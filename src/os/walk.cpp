@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "os/path.h"
+
 namespace os {
 namespace {
 
@@ -24,24 +26,6 @@ int retry_openat(int dir, const char* name, int flags) {
   do fd = openat(dir, name, flags);
   while (fd < 0 && errno == EINTR);
   return fd;
-}
-
-// `out` = dir/name ("name" alone below "" or "."), in `out`'s own storage.
-void join_into(std::string& out, const std::string& dir, const std::string& name) {
-  if (dir.empty() || dir == ".") {
-    out.assign(name);
-    return;
-  }
-  out.reserve(dir.size() + 1 + name.size());
-  out.assign(dir);
-  if (dir.back() != '/') out += '/';
-  out += name;
-}
-
-std::string join(const std::string& dir, const std::string& name) {
-  std::string out;
-  join_into(out, dir, name);
-  return out;
 }
 
 EntryKind kind_of_mode(mode_t m) {

@@ -61,9 +61,9 @@ std::shared_ptr<const PatternSet> pattern_set(const std::vector<std::string>& pa
 
 // The same set, compiled only when a scanner is first asked of it (once, by whichever thread
 // asks first, while try_scanner() in the others says it is not ready; null scanners when it
-// cannot be built). Compiling costs about a millisecond for a few
-// literals and several for regexes, more than a small search takes: any_of asks for its
-// scanner only once it has searched enough bytes pattern by pattern to repay it.
+// cannot be built). Compiling costs about a millisecond for a few literals and several for
+// regexes, more than a small search takes: any_of asks for its scanner only once it has
+// searched enough bytes pattern by pattern to repay it.
 std::shared_ptr<const PatternSet> lazy_pattern_set(std::vector<std::string> patterns,
                                                    SetSyntax syntax, bool icase);
 

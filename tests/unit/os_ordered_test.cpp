@@ -111,6 +111,30 @@ Delivered run(std::vector<std::unique_ptr<Slot>> slots, unsigned threads,
   return r;
 }
 
+// What the main thread must take: every piece ("<id>:<k>") and every done, in order.
+struct Expected {
+  std::vector<std::string> taken;
+  std::vector<uint64_t> done;
+};
+
+// A slot for run(), and what it must deliver: its pieces, then those of each slot its Expand
+// step gives (ids id * 100 + 1...), each with as many pieces.
+void add_slot(std::vector<std::unique_ptr<Slot>>& slots, Expected& want, uint64_t id, int count,
+              size_t piece_bytes, int delay_us, int expand) {
+  auto s = std::make_unique<Slot>();
+  s->id = id;
+  s->count = count;
+  s->piece_bytes = piece_bytes;
+  s->delay_us = delay_us;
+  s->expand = expand;
+  for (int j = 0; j <= expand; ++j) {
+    const uint64_t e = j == 0 ? id : id * 100 + static_cast<uint64_t>(j);
+    for (int k = 0; k <= count; ++k) want.taken.push_back(piece(e, k, 0));
+    want.done.push_back(e);
+  }
+  slots.push_back(std::move(s));
+}
+
 TEST(Ordered, ManyWorkersFinishingOutOfOrderDeliverInPushOrder) {
   std::mt19937 rng(5);
   std::vector<std::unique_ptr<Slot>> slots;
@@ -163,25 +187,16 @@ TEST(Ordered, ExpandedSlotsArriveRightAfterTheirSlot) {
   int by_main = 0;
   for (int round = 0; round < 30; ++round) {
     std::vector<std::unique_ptr<Slot>> slots;
-    std::vector<std::string> want;
-    std::vector<uint64_t> want_done;
+    Expected x;
     for (uint64_t id = 1; id <= 30; ++id) {
-      auto s = std::make_unique<Slot>();
-      s->id = id;
       const bool big = rng() % 2 == 0;
-      s->count = big ? 6 : static_cast<int>(rng() % 3);
-      s->piece_bytes = big ? Pool::kPiece * 4 : 16;
-      s->delay_us = rng() % 4 == 0 ? 1000 : 0;
-      s->expand = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 4) : 0;
-      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
-      want_done.push_back(id);
-      for (int j = 1; j <= s->expand; ++j) {
-        const uint64_t e = id * 100 + static_cast<uint64_t>(j);
-        for (int k = 0; k <= s->count; ++k) want.push_back(piece(e, k, 0));
-        want_done.push_back(e);
-      }
-      slots.push_back(std::move(s));
+      const int count = big ? 6 : static_cast<int>(rng() % 3);
+      const int delay = rng() % 4 == 0 ? 1000 : 0;
+      const int expand = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 4) : 0;
+      add_slot(slots, x, id, count, big ? Pool::kPiece * 4 : 16, delay, expand);
     }
+    std::vector<std::string>& want = x.taken;
+    const std::vector<uint64_t>& want_done = x.done;
     // Every third round the consumer says stop somewhere: what came before is all there is.
     const size_t stop_after = round % 3 == 2 ? 1 + rng() % want.size() : SIZE_MAX;
     Delivered r = run(std::move(slots), 2 + round % 3, stop_after);
@@ -208,17 +223,14 @@ TEST(Ordered, TheMainThreadWorksWhereItWouldWait) {
   int main_ring = 0, main_big = 0;
   for (int round = 0; round < 12; ++round) {
     std::vector<std::unique_ptr<Slot>> slots;
-    std::vector<std::string> want;
+    Expected x;
     for (uint64_t id = 0; id < 1500; ++id) {  // several windows
-      auto s = std::make_unique<Slot>();
-      s->id = id;
       const bool big = rng() % 16 == 0;
-      s->count = big ? 4 : static_cast<int>(rng() % 2);
-      s->piece_bytes = big ? Pool::kPiece * 2 : 16;
-      s->delay_us = rng() % 8 == 0 ? static_cast<int>(rng() % 200) : 0;
-      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
-      slots.push_back(std::move(s));
+      const int count = big ? 4 : static_cast<int>(rng() % 2);
+      const int delay = rng() % 8 == 0 ? static_cast<int>(rng() % 200) : 0;
+      add_slot(slots, x, id, count, big ? Pool::kPiece * 2 : 16, delay, 0);
     }
+    std::vector<std::string>& want = x.taken;
     const size_t stop_after = round % 4 == 3 ? 1 + rng() % want.size() : SIZE_MAX;
     Delivered r = run(std::move(slots), 2 + round % 2, stop_after);
     if (stop_after != SIZE_MAX) want.resize(stop_after);
@@ -289,21 +301,15 @@ TEST(Ordered, AfterAnExpansionTheMainThreadWorksTheRingAgain) {
   int after = 0;
   for (int round = 0; round < 8; ++round) {
     std::vector<std::unique_ptr<Slot>> slots;
-    std::vector<std::string> want;
+    Expected x;
     for (uint64_t id = 1; id <= 1200; ++id) {
-      auto s = std::make_unique<Slot>();
-      s->id = id;
       const bool big = rng() % 20 == 0;
-      s->count = big ? 5 : static_cast<int>(rng() % 2);
-      s->piece_bytes = big ? Pool::kPiece * 2 : 16;
-      s->delay_us = rng() % 4 == 0 ? static_cast<int>(rng() % 300) : 0;
-      s->expand = id % 200 == 2 ? 2 + static_cast<int>(rng() % 6) : 0;
-      for (int k = 0; k <= s->count; ++k) want.push_back(piece(id, k, 0));
-      for (int j = 1; j <= s->expand; ++j)
-        for (int k = 0; k <= s->count; ++k)
-          want.push_back(piece(id * 100 + static_cast<uint64_t>(j), k, 0));
-      slots.push_back(std::move(s));
+      const int count = big ? 5 : static_cast<int>(rng() % 2);
+      const int delay = rng() % 4 == 0 ? static_cast<int>(rng() % 300) : 0;
+      const int expand = id % 200 == 2 ? 2 + static_cast<int>(rng() % 6) : 0;
+      add_slot(slots, x, id, count, big ? Pool::kPiece * 2 : 16, delay, expand);
     }
+    const std::vector<std::string>& want = x.taken;
     Delivered r = run(std::move(slots), 2 + round % 2);
     ASSERT_EQ(r.taken, want) << "round " << round;
     ASSERT_EQ(r.shared, 0) << "round " << round;

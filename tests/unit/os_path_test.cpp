@@ -235,3 +235,16 @@ TEST(OsPath, RandomSpellingsKeepTheInvariants) {
 }
 
 }  // namespace
+
+TEST(OsPath, JoinPutsOneSlashBetweenAndNoneBelowTheCurrentDirectory) {
+  EXPECT_EQ(os::join("a/b", "c"), "a/b/c");
+  EXPECT_EQ(os::join("a/", "c"), "a/c");
+  EXPECT_EQ(os::join("/", "etc"), "/etc");
+  EXPECT_EQ(os::join(".", "c"), "c");
+  EXPECT_EQ(os::join("", "c"), "c");
+  std::string out = "a much longer earlier value";
+  os::join_into(out, "d", "e");  // the buffer reused: nothing of the earlier value is left
+  EXPECT_EQ(out, "d/e");
+  os::join_into(out, ".", "f");
+  EXPECT_EQ(out, "f");
+}
