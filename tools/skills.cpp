@@ -9,7 +9,7 @@
 // Decisions: an unknown --show NAME is io.not-found (the named input does not exist; detail
 // lists the names there are). A name held by several skills is listed for each, and reported
 // in data.duplicates; --show of such a name is precondition.count-mismatch (one skill was
-// expected, several found) with a `choose` repair per skill directory.
+// expected, several found) with a `choose` repair per skill: its SKILL.md as the operand.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +36,7 @@ struct Args {
 
 constexpr uint64_t kFileCap = 1024 * 1024;  // a SKILL.md is prose: 1 MiB is far past any
 constexpr uint64_t kMaxDepth = 64;
+constexpr std::string_view kSkillFile = "SKILL.md";
 
 using contract::Kind;
 constexpr contract::Flag<Args> kFlags[] = {
@@ -55,7 +56,7 @@ constexpr contract::Operand<Args> kOperands[] = {
     {.name = "DIR", .role = contract::Role::PathRead, .min = 0, .max = contract::kMany,
      .bind = &Args::dirs,
      .help = "the directories to search for SKILL.md files (default: the root, or . without "
-             "one)"},
+             "one); a path ending in SKILL.md may name that one file"},
 };
 
 using contract::Repairable;
@@ -65,7 +66,7 @@ constexpr contract::Rule kRules[] = {
                                           "directory or a SKILL.md"},
     {"limit.input-too-large", Repairable::Never, "a SKILL.md larger than 1 MiB (not read)"},
     {"precondition.count-mismatch", Repairable::Never,
-     "--show NAME names several skills; the repair offers each one's directory"},
+     "--show NAME names several skills; the repair offers each one's SKILL.md"},
 };
 
 
@@ -164,10 +165,67 @@ Json run(const Args& a, contract::Context& ctx) {
   std::vector<Skill> skills;
   std::vector<Invalid> invalid;
   os::SkipCounts skipped;
+  // One SKILL.md, open as `fd`: its front matter checked against `parent` (its directory's
+  // name) and the skill kept, or the cause kept as an invalid one.
+  auto take = [&](const std::string& path, int fd, const struct stat& st,
+                  const std::string& parent) {
+    if (!S_ISREG(st.st_mode)) {
+      ++skipped.special;
+      return;
+    }
+    if (static_cast<uint64_t>(st.st_size) > kFileCap) {
+      ctx.error(contract::make_error(
+          "limit.input-too-large",
+          "'" + contract::printable(path) + "' is larger than " + std::to_string(kFileCap) +
+              " bytes; a SKILL.md past that is not read.",
+          Json::object({{"path", Json::bytes(path)},
+                        {"bytes", static_cast<uint64_t>(st.st_size)},
+                        {"cap", kFileCap}})));
+      return;
+    }
+    std::string text(static_cast<size_t>(st.st_size), '\0');
+    long long n = os::pread_full(fd, text.data(), text.size(), 0);
+    if (n < 0) {
+      ctx.error(os::errno_error(static_cast<int>(-n), path, "read"));
+      return;
+    }
+    text.resize(static_cast<size_t>(n));
+    auto parsed = text::parse_front_matter(text, kScalarKeys);
+    if (auto* cause = std::get_if<std::string>(&parsed)) {
+      invalid.push_back({path, *cause});
+      return;
+    }
+    text::FrontMatter& f = std::get<text::FrontMatter>(parsed);
+    if (auto cause = validate(f, parent)) {
+      invalid.push_back({path, *cause});
+      return;
+    }
+    Skill s{path, f.values["name"], f.values["description"], "", 1};
+    if (a.show && *a.show == s.name) {
+      s.body = text.substr(f.body);
+      const std::string_view head = std::string_view(text).substr(0, f.body);
+      s.body_line = 1 + static_cast<uint64_t>(std::count(head.begin(), head.end(), '\n'));
+    }
+    skills.push_back(std::move(s));
+  };
   for (const std::string& dir : dirs) {
-    auto opened = os::open_read(ctx.root_fd(), dir, os::Want::Directory, dir);
+    // An operand named SKILL.md may be that one skill (what --show's repair names); any other
+    // operand is a directory to search.
+    const bool file_named = last_component(dir) == kSkillFile;
+    auto opened = os::open_read(ctx.root_fd(), dir, file_named ? os::Want::Any : os::Want::Directory, dir);
     if (auto* e = std::get_if<contract::Error>(&opened)) {
       ctx.error(std::move(*e));
+      continue;
+    }
+    os::Opened& o = std::get<os::Opened>(opened);
+    // The name of a directory the operand names, for a SKILL.md directly in it.
+    auto name_of = [&](const std::string& d) {
+      return d != "." ? last_component(d)
+                      : !ctx.root_abs().empty() ? last_component(ctx.root_abs()) : "";
+    };
+    if (!S_ISDIR(o.st.st_mode)) {
+      const size_t slash = dir.rfind('/');
+      take(dir, o.fd.get(), o.st, name_of(slash == std::string::npos ? "." : dir.substr(0, slash)));
       continue;
     }
     os::WalkOptions opts;
@@ -177,10 +235,8 @@ Json run(const Args& a, contract::Context& ctx) {
     opts.no_ignore = true;
     opts.globs = {"!.git/"};
     opts.max_depth = kMaxDepth;
-    // The name of the operand's own directory, for a SKILL.md directly in it.
-    std::string top = dir != "." ? last_component(dir)
-                      : !ctx.root_abs().empty() ? last_component(ctx.root_abs()) : "";
-    os::Walker w(opts, std::move(std::get<os::Opened>(opened).fd), dir, -1, "");
+    const std::string top = name_of(dir);
+    os::Walker w(opts, std::move(o.fd), dir, -1, "");
     os::WalkItem item;
     while (w.next(item)) {
       if (item.type == os::WalkItem::Type::Error) {
@@ -188,7 +244,7 @@ Json run(const Args& a, contract::Context& ctx) {
         continue;
       }
       const os::Entry& e = item.entry;
-      if (e.name != "SKILL.md") continue;
+      if (e.name != kSkillFile) continue;
       if (e.kind == os::EntryKind::Link) {
         ++skipped.symlink;  // never read through a link: it may lead anywhere
         continue;
@@ -204,45 +260,7 @@ Json run(const Args& a, contract::Context& ctx) {
         continue;
       }
       os::Fd held(fd);
-      if (!S_ISREG(st.st_mode)) {
-        ++skipped.special;
-        continue;
-      }
-      if (static_cast<uint64_t>(st.st_size) > kFileCap) {
-        ctx.error(contract::make_error(
-            "limit.input-too-large",
-            "'" + contract::printable(e.path) + "' is larger than " + std::to_string(kFileCap) +
-                " bytes; a SKILL.md past that is not read.",
-            Json::object({{"path", Json::bytes(e.path)},
-                          {"bytes", static_cast<uint64_t>(st.st_size)},
-                          {"cap", kFileCap}})));
-        continue;
-      }
-      std::string text(static_cast<size_t>(st.st_size), '\0');
-      long long n = os::pread_full(fd, text.data(), text.size(), 0);
-      if (n < 0) {
-        ctx.error(os::errno_error(static_cast<int>(-n), e.path, "read"));
-        continue;
-      }
-      text.resize(static_cast<size_t>(n));
-      auto parsed = text::parse_front_matter(text, kScalarKeys);
-      if (auto* cause = std::get_if<std::string>(&parsed)) {
-        invalid.push_back({e.path, *cause});
-        continue;
-      }
-      text::FrontMatter& f = std::get<text::FrontMatter>(parsed);
-      std::string parent = e.depth == 1 ? top : last_component(e.path.substr(0, e.path.rfind('/')));
-      if (auto cause = validate(f, parent)) {
-        invalid.push_back({e.path, *cause});
-        continue;
-      }
-      Skill s{e.path, f.values["name"], f.values["description"], "", 1};
-      if (a.show && *a.show == s.name) {
-        s.body = text.substr(f.body);
-        const std::string_view head = std::string_view(text).substr(0, f.body);
-        s.body_line = 1 + static_cast<uint64_t>(std::count(head.begin(), head.end(), '\n'));
-      }
-      skills.push_back(std::move(s));
+      take(e.path, fd, st, e.depth == 1 ? top : last_component(e.path.substr(0, e.path.rfind('/'))));
     }
     skipped += w.counts();
   }
@@ -293,12 +311,11 @@ Json run(const Args& a, contract::Context& ctx) {
     choose.kind = contract::Repair::Kind::Choose;
     for (const Skill* s : hits) {
       paths.push(Json::bytes(s->path));
-      // The skill's own directory as the only DIR singles it out.
-      std::vector<std::string> argv = ctx.argv();
-      std::vector<std::string> next{argv[0]};
+      // The skill's own SKILL.md as the only operand singles it out (its directory would
+      // not: a skill of the same name may sit beneath it).
+      std::vector<std::string> next{ctx.argv()[0]};
       if (!ctx.root().empty()) next.insert(next.end(), {"--root", ctx.root()});
-      std::string d = s->path.find('/') == std::string::npos ? "." : s->path.substr(0, s->path.rfind('/'));
-      next.insert(next.end(), {"--show", *a.show, "--", d});
+      next.insert(next.end(), {"--show", *a.show, "--", s->path});
       choose.argvs.push_back(std::move(next));
     }
     contract::Error e = contract::make_error(

@@ -98,6 +98,32 @@ def test_show_unknown_and_duplicate(skills_tree):
     for opt in e["repair"]["options"]:  # each option singles one out
         again = S(*[tob(a) for a in opt["argv"][1:]])
         assert again.exit == 0 and again.data["name"] == "pdf"
+    # A skill of the same name beneath another's directory: the outer one's directory would
+    # find both again, so each option names its SKILL.md.
+    skill(skills_tree, "pdf/nested/pdf", GOOD.format(n="pdf", d="inner"))
+    r = S("--root", skills_tree, "--show", "pdf")
+    e = r.errors[0]
+    assert e["detail"]["found"] == 3 and len(e["repair"]["options"]) == 3
+    bodies = set()
+    for opt in e["repair"]["options"]:
+        again = S(*[tob(a) for a in opt["argv"][1:]])
+        assert again.exit == 0 and again.data["path"] == opt["argv"][-1]
+        bodies.add(again.data["description"])
+    assert bodies == {"Read PDFs. Use for .pdf files.", "another", "inner"}
+
+
+def test_a_skill_md_operand_is_that_one_skill(skills_tree):
+    r = S("--root", skills_tree, "pdf/SKILL.md", "folded")
+    assert r.exit == 0 and [s["path"] for s in r.data["skills"]] == ["folded/SKILL.md", "pdf/SKILL.md"]
+    r = S("--root", skills_tree, "mismatch/SKILL.md")  # its directory's name is still checked
+    assert r.data["skills"] == [] and "differs from its directory" in r.data["invalid"][0]["cause"]
+    (skills_tree / "notes.md").write_text("x")
+    assert S("--root", skills_tree, "notes.md").rules == ["io.not-a-directory"]
+    assert S("--root", skills_tree, "gone/SKILL.md").rules == ["io.not-found"]
+    (skills_tree / "fifo").mkdir()
+    os.mkfifo(skills_tree / "fifo" / "SKILL.md")
+    r = S("--root", skills_tree, "fifo/SKILL.md")
+    assert r.rules == ["io.special-file"] and r.exit == 2
 
 
 def test_big_file_and_dir_operands(skills_tree):
