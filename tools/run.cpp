@@ -7,6 +7,7 @@
 // sockets), ends the whole tree it started (setsid, double forks, stopped or TERM-deaf
 // processes included), and answers the exit status and both streams as JSON.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <memory>
 
+#include "os/open.h"
 #include "os/process.h"
 #include "os/programs.h"
 #include "os/supervise.h"
@@ -125,6 +127,9 @@ constexpr contract::Rule kRules[] = {
     {"run.program-not-found"},
     {"io.permission-denied", Repairable::Never, "the program is not executable, or the OS refused"},
     {"limit.input-too-large", Repairable::Sometimes, "standard input longer than --max-stdin"},
+    {"io.is-a-directory", Repairable::Never, "--stdin, and standard input is a directory"},
+    {"io.read-failed", Repairable::Never,
+     "--stdin, and standard input cannot be read (not open for reading, or a read failed)"},
     {"run.spawn-failed"},
     {"limit.timeout"},
     {"limit.output-too-large"},
@@ -256,6 +261,20 @@ Json run(const Args& a, contract::Context& ctx) {
     return nullptr;
   }
   const std::string path = std::get<std::string>(found);
+  // Standard input that cannot be read (a directory, a descriptor open for writing only) is
+  // refused before anything starts, never passed on as an empty one.
+  if (a.stdin_) {
+    struct stat st {};
+    const int mode = fcntl(0, F_GETFL);
+    const int err = fstat(0, &st) != 0 ? errno
+                    : S_ISDIR(st.st_mode) ? EISDIR
+                    : mode >= 0 && (mode & O_ACCMODE) == O_WRONLY ? EBADF
+                                                                  : 0;
+    if (err) {
+      ctx.error(os::errno_error(err, "-", "read"));
+      return nullptr;
+    }
+  }
   run_tool::Watched w;
   if (!run_tool::start_and_watch({.name = name,
                                   .path = path,
@@ -324,6 +343,12 @@ Json run(const Args& a, contract::Context& ctx) {
     if (known)
       e.repair =
           contract::Repair::retry(ctx.argv_with_flag("max-stdin", std::to_string(sv.stdin_total)));
+    ctx.error(std::move(e));
+  }
+  if (sv.stdin_errno) {
+    // Its read failed part way: the program was given an end there, and the answer says so.
+    contract::Error e = os::errno_error(sv.stdin_errno, "-", "read");
+    e.detail.set("bytes", sv.stdin_total);
     ctx.error(std::move(e));
   }
   return data;

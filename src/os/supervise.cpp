@@ -254,6 +254,7 @@ void Watch::loop() {
       if (got <= 0) {
         stdin_open = false;
         stdin_eof = got == 0;
+        if (got < 0) stdin_errno = errno;
         if (child_in >= 0) close(child_in), child_in = -1;
       } else {
         stdin_total += static_cast<uint64_t>(got);

@@ -55,6 +55,7 @@ struct Watch {
   const char* killed_stream = nullptr;  // Stop::Output: "stdout" or "stderr"
   uint64_t stdin_total = 0;             // bytes read from standard input (counted past the cap)
   bool stdin_eof = false;               // standard input was read to its end
+  int stdin_errno = 0;                  // its read failed with this (the program saw an end)
 
   // Runs until the program is reaped, its tree ended and its streams closed. A stopping
   // signal ends the tree, calls cleanup and dies by that signal; a caller gone ends it too and

@@ -483,6 +483,9 @@ def _check_errors(tool: str, errors: list[dict], exit: int, ctx: str, dry_run: b
 
 
 def _spawn(argv: list[bytes], stdin, env, cwd, timeout):
+    if stdin is not None and not isinstance(stdin, (bytes, bytearray)):  # an open file: as fd 0
+        return subprocess.run(argv, stdin=stdin, capture_output=True, env=env, cwd=cwd,
+                              timeout=timeout)
     return subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=cwd,
                           timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL)
 
@@ -506,7 +509,7 @@ def widened_effects(tool: str, other: str) -> list[str]:
     return [k for k, v in theirs.items() if v and not mine.get(k)]
 
 
-def run(tool: str, *args, stdin: bytes | None = None, env: dict | None = None,
+def run(tool: str, *args, stdin=None, env: dict | None = None,
         cwd: str | os.PathLike | None = None, wrap: list[str] | None = None,
         timeout: float = 60, retries: bool = True, _depth: int = 0) -> Result:
     """Runs BIN/tool with args; checks the contract; executes every retry repair."""

@@ -14,7 +14,9 @@ import pathlib
 import shutil
 import signal
 import socket
+import struct
 import subprocess
+import threading
 import time
 import uuid
 
@@ -447,6 +449,56 @@ FIXTURES = [
 ]
 
 
+# Standard input that cannot be read: each fixture's (rule, args, how fd 0 is opened).
+STDIN_FIXTURES = [
+    ("io.is-a-directory", ["--stdin", "--", "cat"], lambda root: os.open(root, os.O_RDONLY)),
+    ("io.read-failed", ["--stdin", "--", "cat"],
+     lambda root: os.open(os.path.join(root, "plain.txt"), os.O_WRONLY)),
+]
+
+
+def _stdin_fixture_run(tree, fx):
+    fd = fx[2](str(tree.root))
+    try:
+        return run("run", *fx[1], stdin=fd, cwd=tree.root)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("fx", STDIN_FIXTURES, ids=[f[0] for f in STDIN_FIXTURES])
+def test_standard_input_that_cannot_be_read_is_refused_before_the_start(tree, fx):
+    r = _stdin_fixture_run(tree, fx)
+    assert r.rules == [fx[0]] and r.exit == tack.CATALOGUE[fx[0]], r
+    assert "data" not in r.doc  # nothing was started
+    assert r.doc["error"]["detail"]["path"] == "-"
+
+
+def test_a_read_of_standard_input_that_fails_part_way_is_an_error_with_the_run():
+    # A TCP connection reset by its peer after three bytes: the read after them fails.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    ours = socket.create_connection(listener.getsockname())
+    peer, _ = listener.accept()
+
+    def reset_later():
+        time.sleep(0.3)
+        peer.sendall(b"abc")
+        time.sleep(0.3)
+        peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        peer.close()
+
+    threading.Thread(target=reset_later).start()
+    try:
+        r = run("run", "--stdin", "--", "cat", stdin=ours.fileno())
+    finally:
+        ours.close()
+        listener.close()
+    assert r.rules == ["io.read-failed"] and r.exit == 1
+    assert r.doc["error"]["detail"] == {"path": "-", "errno": "ECONNRESET", "bytes": 3}
+    assert r.data["exit_code"] == 0 and out_text(r) == b"abc" and r.data["stdin_bytes"] == 3
+
+
 def _fixture_args(tree, fx):
     args = fx[1] + (fx[2] if len(fx) > 2 else [])
     return [a.replace(R, str(tree.root)) for a in args]
@@ -465,6 +517,8 @@ def test_reached_rules_equal_declared_rules(tree):
     reached = set()
     for fx in FIXTURES:
         reached.update(run("run", *_fixture_args(tree, fx), stdin=b"abc", cwd=tree.root).rules)
+    for fx in STDIN_FIXTURES:
+        reached.update(_stdin_fixture_run(tree, fx).rules)
     declared = set(tack.declared_rules("run"))
     assert reached == declared, (sorted(declared - reached), sorted(reached - declared))
 
