@@ -36,7 +36,7 @@ enum class Whole { AtExit, Document, Stream };
 // Hands `w` its argv and stdin and supervises it: to its end, when `w` is reaped and closed
 // (pid -1), or, with whole_early, until its answer is whole, `w` left for the caller to
 // discard once the answer is sent.
-ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, int root_dir,
                       const std::string& stdin_data, uint64_t timeout_ms, size_t max_output,
                       const std::atomic<bool>* cancel, Whole whole);
 

@@ -1,15 +1,22 @@
 // roots.cpp — see roots.h.
 #include "mcp/roots.h"
 
+#include <fcntl.h>
+
 #include <chrono>
 
 #include "mcp/answer.h"
 #include "mcp/json_in.h"
 #include "mcp/options.h"
+#include "os/path.h"
 
 namespace mcp {
 
 using contract::Json;
+
+Roots::Roots(std::string server_root)
+    : server_root_(std::move(server_root)),
+      server_dir_(open(server_root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
 void Roots::offered(bool yes) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -49,50 +56,77 @@ void Roots::response(const Json& id, const Json& msg) {
   cv_.notify_all();
 }
 
-std::optional<std::string> Roots::for_call(const Json& args, Json& refusal) {
+std::optional<CallRoot> Roots::for_call(const Json& args, Json& refusal) {
   std::vector<std::string> bounds;
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !pending_; });
     bounds = known_ ? roots_ : std::vector<std::string>{server_root_};
   }
+  auto refuse = [&](const std::string& code, const std::string& rule, const std::string& message,
+                    const std::string& hint, Json detail) {
+    refusal = tack_error(code, rule, message, hint, std::move(detail));
+    return std::nullopt;
+  };
+  // The directory as a path beneath the server's root ("." for the root itself).
+  auto relative = [&](const std::string& abs) {
+    return abs == server_root_ ? std::string(".")
+                               : abs.substr(server_root_.size() + (server_root_ == "/" ? 0 : 1));
+  };
   std::string root = bounds.empty() ? "" : bounds[0];
-  const std::string* asked = string_member(args, "root");
-  if (asked) {
-    std::string want = *asked;
-    if (want.empty() || want == ".") {
+  std::string shown = server_root_;
+  const Json* given = args.get("root");
+  if (given && given->type() != Json::Type::Null) {
+    if (given->type() != Json::Type::Str)
+      return refuse("INVALID_ARGS", "args.bad-value", "the argument 'root' must be a string.",
+                    "give the directory as a path", Json::object({{"argument", "root"}}));
+    const std::string& asked = given->str();
+    shown = asked;
+    std::string want;
+    if (asked.empty() || asked == ".") {
       want = server_root_;
     } else {
-      if (want[0] != '/') want = server_root_ + "/" + want;
-      for (size_t k = 0; k <= want.size();) {
-        size_t e = want.find('/', k);
-        if (e == std::string::npos) e = want.size();
-        if (want.compare(k, e - k, "..") == 0 && e - k == 2) {
-          refusal = tack_error("INVALID_ARGS", "path.dotdot",
-                               "the root '" + *asked + "' has a '..' component.",
-                               "name the directory without '..'", Json::object({{"path", *asked}}));
-          return std::nullopt;
-        }
-        k = e + 1;
+      // Lexical first (`..`, NUL, length), as a tool checks its operands; an absolute spelling
+      // beneath the root is taken as its relative one.
+      os::CheckedPath c = os::check_path(server_root_, asked);
+      if (!c.issue || (c.issue->rule == "path.absolute" && c.issue->replacement)) {
+        want = os::join(server_root_, c.issue ? *c.issue->replacement : c.path);
+      } else if (c.issue->rule == "path.outside-root" && asked[0] == '/') {
+        // Another spelling of a directory beneath the root (a link above it, the operator's
+        // own spelling of --root): where it really is, if that is beneath.
+        want = real(asked);
+        if (!beneath(want, server_root_)) want = asked;
+      } else {
+        refusal = contract::make_error(c.issue->rule,
+                                       "the root '" + contract::printable(asked) +
+                                           "': " + c.issue->message + ".",
+                                       Json::object({{"path", Json::bytes(asked)}}))
+                      .to_json();
+        return std::nullopt;
       }
-      std::string r = real(want);
-      want = r.empty() ? want : r;
     }
     root.clear();
     for (auto& b : bounds)
       if (beneath(want, b)) root = want;
   }
   if (root.empty()) {
-    std::string shown = asked ? *asked : server_root_;
     Json listed = Json::array();
     for (auto& b : bounds) listed.push(b);
-    refusal = tack_error("PERMISSION_DENIED", "path.outside-root",
-                         "'" + shown + "' is outside the roots this server may use.",
-                         "use a directory beneath one of the client's roots",
-                         Json::object({{"path", shown}, {"roots", std::move(listed)}}));
+    return refuse("PERMISSION_DENIED", "path.outside-root",
+                  "'" + shown + "' is outside the roots this server may use.",
+                  "use a directory beneath one of the client's roots",
+                  Json::object({{"path", shown}, {"roots", std::move(listed)}}));
+  }
+  if (server_dir_.get() < 0)  // never opened: nothing is opened by name instead
+    return refuse("GENERAL_ERROR", "io.read-failed", "the server's root could not be opened.",
+                  "", Json::object({{"path", server_root_}}));
+  if (!given || given->type() == Json::Type::Null) shown = root;
+  auto opened = os::open_read(server_dir_.get(), relative(root), os::Want::Directory, shown);
+  if (auto* e = std::get_if<contract::Error>(&opened)) {
+    refusal = e->to_json();
     return std::nullopt;
   }
-  return root;
+  return CallRoot{root, std::move(std::get<os::Opened>(opened).fd)};
 }
 
 }  // namespace mcp

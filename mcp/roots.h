@@ -2,6 +2,12 @@
 // roots a client declares (roots/list) only narrow it, a root above it narrows to it, and a
 // call's own `root` argument must lie beneath one of them. A call made while the client's
 // roots are on their way waits for them (briefly).
+//
+// Beneath the operator's root no link is followed, as a tool follows none beneath its own:
+// each call's root is opened from the server's open root (openat2, no link, not above it),
+// and the tool works in that very directory (handed over with its argv, runner/waiting.h),
+// not in whatever its name leads to by the time the tool starts. A directory swapped for a
+// link, before the call or during it, is refused or not reached.
 #pragma once
 
 #include <condition_variable>
@@ -11,12 +17,20 @@
 #include <vector>
 
 #include "contract/json.h"
+#include "os/open.h"
 
 namespace mcp {
 
+// A call's root: its spelling (the tool's --root, for its lexical checks and its answers) and
+// the directory itself.
+struct CallRoot {
+  std::string path;
+  os::Fd dir;
+};
+
 class Roots {
  public:
-  explicit Roots(std::string server_root) : server_root_(std::move(server_root)) {}
+  explicit Roots(std::string server_root);
   // Whether the client said at initialize that it offers roots.
   void offered(bool yes);
   // The id of a roots/list request to send now (it is pending from here), or nothing when
@@ -25,10 +39,11 @@ class Roots {
   // A response to a request of the server's: taken when it answers the pending roots/list.
   void response(const contract::Json& id, const contract::Json& msg);
   // The root of a call whose arguments are `args`, or nothing with the tagged `refusal`.
-  std::optional<std::string> for_call(const contract::Json& args, contract::Json& refusal);
+  std::optional<CallRoot> for_call(const contract::Json& args, contract::Json& refusal);
 
  private:
   const std::string server_root_;
+  const os::Fd server_dir_;  // the operator's root, opened once
   std::mutex mu_;
   std::condition_variable cv_;
   bool offered_ = false, pending_ = false, known_ = false;

@@ -234,14 +234,17 @@ std::optional<Job> Server::handle(const Json& msg) {
 
 Json Server::call(const Job& job, Waiting& ending) {
   const ToolEntry& t = *job.tool;
-  std::string root = opt_.root;
+  CallRoot root{opt_.root, os::Fd()};
   if (t.takes_root) {
     Json refused;
     auto r = roots_.for_call(job.arguments, refused);
     if (!r) return refusal(opt_, t, refused);
-    root = *r;
+    root = std::move(*r);
   }
-  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root, job.cancel.get(), ending);
+  // The directory stays open here until the call is answered: the tool opens it from this
+  // process's descriptor (runner/waiting.h).
+  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root.path, root.dir.get(),
+                   job.cancel.get(), ending);
 }
 
 void Server::serve(Job& job) {

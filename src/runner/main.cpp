@@ -94,12 +94,12 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   Context ctx(tool, out);
   // A process tack-mcp started ahead of its call takes its argv from the server; from here on
   // it is the same invocation as a fresh one (waiting.h).
-  std::vector<std::string> received;
+  waiting::Received received;
   std::vector<char*> received_ptrs;
   if (waiting::receive(tool, argc, argv, received)) {
-    for (auto& a : received) received_ptrs.push_back(a.data());
+    for (auto& a : received.argv) received_ptrs.push_back(a.data());
     received_ptrs.push_back(nullptr);
-    argc = static_cast<int>(received.size());
+    argc = static_cast<int>(received.argv.size());
     argv = received_ptrs.data();
   }
   for (int i = 0; i < argc; ++i) ctx.argv_.emplace_back(argv[i]);
@@ -197,8 +197,14 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   };
   if (!errors.empty()) return fail_all();
 
-  os::Fd root_fd;
-  if (!ctx.root_.empty()) {
+  os::Fd root_fd(received.root_dir);  // tack-mcp's call: the directory it opened (waiting.h)
+  if (received.root_errno) {
+    errors.push_back(os::errno_error(received.root_errno, ctx.root_, "open"));
+    return fail_all();
+  }
+  if (!ctx.root_.empty() && root_fd.get() >= 0) {
+    ctx.root_fd_ = root_fd.get();
+  } else if (!ctx.root_.empty()) {
     auto r = os::open_root(ctx.root_);
     if (auto* e = std::get_if<Error>(&r)) {
       errors.push_back(std::move(*e));

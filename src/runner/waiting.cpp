@@ -1,6 +1,7 @@
 // waiting.cpp — see waiting.h.
 #include "runner/waiting.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -51,18 +52,20 @@ bool read_exact(char* p, size_t n) {
 
 }  // namespace
 
-std::string encode(const std::vector<std::string>& argv) {
+std::string encode(const std::vector<std::string>& argv, int root_dir) {
   std::string body;
   for (auto& a : argv) {
     body += a;
     body += '\0';
   }
   uint32_t n = static_cast<uint32_t>(body.size());
+  int32_t dir = root_dir;
   std::string msg(reinterpret_cast<const char*>(&n), sizeof n);
+  msg.append(reinterpret_cast<const char*>(&dir), sizeof dir);
   return msg + body;
 }
 
-bool receive(const Tool& tool, int argc, char** argv, std::vector<std::string>& out) {
+bool receive(const Tool& tool, int argc, char** argv, Received& out) {
   if (argc != 2 || std::strcmp(argv[1], kFlag) != 0) return false;
   // A waiting process dies with the server (set before the check: a server that died just
   // before it was a parent this check no longer sees, and the flag is then refused).
@@ -72,14 +75,25 @@ bool receive(const Tool& tool, int argc, char** argv, std::vector<std::string>& 
   // loads it after parsing, or says why it could not.
   os::apply_seccomp_ahead(tool);
   uint32_t n = 0;
-  if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage)
+  int32_t dir = -1;
+  if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage ||
+      !read_exact(reinterpret_cast<char*>(&dir), sizeof dir))
     std::_Exit(0);
   std::string body(n, '\0');
   if (!read_exact(body.data(), n) || body.back() != '\0') std::_Exit(0);
   for (size_t k = 0; k < body.size();) {
     size_t e = body.find('\0', k);
-    out.emplace_back(body, k, e - k);
+    out.argv.emplace_back(body, k, e - k);
     k = e + 1;
+  }
+  if (dir >= 0) {
+    // Still open in the server, which waits for this call's answer.
+    const std::string held = "/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(dir);
+    int fd;
+    do fd = open(held.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    out.root_dir = fd;
+    out.root_errno = fd < 0 ? errno : 0;
   }
   return true;
 }

@@ -15,8 +15,14 @@
 // what any name outside the table is: args.unknown-flag. The mode grants nothing a command
 // line does not: the argv it reads is parsed and confined like any other.
 //
-// The message: a 4-byte length (host order) then the argv strings, each ended by a NUL. Read
-// with exact-sized reads, so the bytes after it on standard input are the tool's own stdin.
+// The message: a 4-byte length (host order), a 4-byte descriptor number, then the argv
+// strings, each ended by a NUL. Read with exact-sized reads, so the bytes after it on standard
+// input are the tool's own stdin. The number (-1: none) is a descriptor of the server's: the
+// call's root, which the server opened beneath its own root following no link and holds open
+// until the call is answered. The tool opens that very directory (/proc/PARENT/fd/N, a link
+// to the open directory, not to its name) and works in it; --root in the argv is its spelling,
+// for the lexical checks and the answers. A name swapped for a link after the server opened it
+// changes nothing.
 #pragma once
 
 #include <cstdint>
@@ -30,13 +36,20 @@ namespace contract::waiting {
 inline constexpr const char* kFlag = "--tack-mcp-waiting";
 inline constexpr uint32_t kMaxMessage = 16u << 20;  // the server's largest message, and more
 
-// The message that hands `argv` (argv[0] first) to a waiting tool.
-std::string encode(const std::vector<std::string>& argv);
+// The message that hands `argv` (argv[0] first) and the server's descriptor `root_dir` of the
+// call's root (-1: none) to a waiting tool.
+std::string encode(const std::vector<std::string>& argv, int root_dir);
+
+struct Received {
+  std::vector<std::string> argv;
+  int root_dir = -1;    // the call's root, opened here; -1 when the message named none
+  int root_errno = 0;   // it named one and that open failed with this: the call must not run
+};
 
 // The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is
-// tack-mcp, loads `tool`'s seccomp filter, waits for the message and returns its strings in
-// `out` (true). A process whose server closed the pipe before a message came ends here,
-// silently: it was never a call. Otherwise returns false and changes nothing.
-bool receive(const Tool& tool, int argc, char** argv, std::vector<std::string>& out);
+// tack-mcp, loads `tool`'s seccomp filter, waits for the message and returns it in `out`
+// (true). A process whose server closed the pipe before a message came ends here, silently:
+// it was never a call. Otherwise returns false and changes nothing.
+bool receive(const Tool& tool, int argc, char** argv, Received& out);
 
 }  // namespace contract::waiting

@@ -215,6 +215,38 @@ test("roots the client declares narrow the server's root and never widen it", as
   await client.close();
 });
 
+test("a root is the directory, never a link: a client root or a root argument swapped for one is refused", async () => {
+  const { dir, root } = tree();
+  const sub = path.join(root, "sub");
+  fs.symlinkSync(path.join(dir, "outside"), path.join(root, "evil"));
+  let { client } = await connect(root, { roots: [sub, root] });
+  let r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"] } });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  // The agent's own moves put a link where the client's root was.
+  r = await client.callTool({ name: "move", arguments: { path: "sub", newpaths: ["sub2"], root: "." } });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  r = await client.callTool({ name: "move", arguments: { path: "evil", newpaths: ["sub"], root: "." } });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  r = await client.callTool({ name: "peek", arguments: { paths: ["secret.txt"] } });
+  assert.equal(r.structuredContent.error.rule, "path.symlink");
+  assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
+  // A root argument naming a link, inside or outside, is refused as a tool refuses one.
+  fs.symlinkSync(path.join(root, "sub2"), path.join(root, "inner-link"));
+  for (const asked of ["sub", "inner-link", path.join(root, "sub"), "sub/."]) {
+    r = await client.callTool({ name: "peek", arguments: { paths: ["secret.txt"], root: asked } });
+    assert.equal(r.structuredContent.error.rule, "path.symlink", asked);
+    assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
+  }
+  r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"], root: "sub2" } });
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  // A root that is not a string is refused, not ignored for the default.
+  for (const asked of [5, ["sub2"], { p: "sub2" }, true]) {
+    r = await client.callTool({ name: "peek", arguments: { paths: ["inner.txt"], root: asked } });
+    assert.equal(r.structuredContent.error.rule, "args.bad-value", JSON.stringify(asked));
+  }
+  await client.close();
+});
+
 test("a cancelled call's tool is killed: no process left in /proc", async () => {
   const { root } = tree();
   const big = path.join(root, "big-cancel-marker.bin");
