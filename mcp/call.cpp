@@ -33,7 +33,8 @@ Json refusal(const Options& opt, const ToolEntry& t, const Json& err) {
                                             {"schema", t.schema_id},
                                             {"complete", false},
                                             {"truncated", false},
-                                            {"next", Json()}})}});
+                                            {"next", Json()},
+                                            {"cut", Json()}})}});
   } else {
     structured = Json::object({{"ok", false},
                                {"command", t.name},
@@ -123,6 +124,9 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
                                [&](const ToolEntry& e) { return e.name == base; });
     if (target == env.tools.end()) return;
     if (auto args = argv_to_arguments(*target, a, root, env.opt.root, stdin_data)) {
+      // The call's own root goes with it: without it the retry would run at the default one.
+      const Json* asked = arguments.get("root");
+      if (asked && !asked->is_null() && target->takes_root) args->set("root", *asked);
       Json r = *rep;
       r.set("tool", target->name);
       r.set("arguments", std::move(*args));

@@ -1,62 +1,141 @@
-// json_in.cpp — simdjson's DOM turned into contract::Json (members in document order).
+// json_in.cpp — simdjson's On-Demand API turned into contract::Json (members in document
+// order), checked as jsonq checks a document (text/json_check.cpp): On-Demand checks
+// structure and UTF-8; number grammar, literals and escapes are checked here on the raw
+// tokens.
 #include "mcp/json_in.h"
 
 #include <simdjson.h>
 
 #include <charconv>
-#include <cmath>
 #include <string_view>
+#include <type_traits>
+
+#include "text/json_bytes.h"
 
 namespace mcp {
 
 namespace {
 
 using contract::Json;
+namespace od = simdjson::ondemand;
 
-Json convert(simdjson::dom::element e, int depth) {
-  if (depth > 128) return Json();  // simdjson already bounds depth; this keeps recursion short
-  switch (e.type()) {
-    case simdjson::dom::element_type::ARRAY: {
-      Json a = Json::array();
-      for (auto item : e.get_array()) a.push(convert(item, depth + 1));
-      return a;
-    }
-    case simdjson::dom::element_type::OBJECT: {
-      Json o = Json::object();
-      for (auto field : e.get_object()) o.set(field.key, convert(field.value, depth + 1));
-      return o;
-    }
-    case simdjson::dom::element_type::INT64: return Json(static_cast<long long>(int64_t(e)));
-    case simdjson::dom::element_type::UINT64: return Json(static_cast<unsigned long long>(uint64_t(e)));
-    case simdjson::dom::element_type::DOUBLE: {
-      // The shortest text of the same double, which must read back as it: an integral value
-      // prints as an integer (2.5e3 as 2500), which reads back as one only where an integer
-      // can hold it, so -0.0 (an integer has no sign of zero) and magnitudes past 2^63 are
-      // written with an exponent instead.
-      const double d = double(e);
-      char buf[64];
-      auto r = std::to_chars(buf, buf + sizeof buf, d);
-      const bool integral = std::string_view(buf, r.ptr).find_first_of(".e") == std::string_view::npos;
-      if (integral && ((d == 0 && std::signbit(d)) || std::fabs(d) >= 0x1p63))
-        r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-      return Json::raw_owned(std::string(buf, r.ptr));
-    }
-    case simdjson::dom::element_type::STRING: return Json(std::string(std::string_view(e)));
-    case simdjson::dom::element_type::BOOL: return Json(bool(e));
-    case simdjson::dom::element_type::NULL_VALUE: return Json();
+// Deeper than any document jsonq reads (1,024) with the answer around it.
+constexpr size_t kMaxDepth = 1100;
+
+struct Converter {
+  std::string_view doc;
+
+  bool checked(std::string_view tok) const {
+    return text::json_scalar(doc, static_cast<size_t>(tok.data() - doc.data()),
+                             text::trim_json_space(tok).size());
   }
-  return Json();
-}
+
+  // A number as an integer where one holds it exactly, else its own text: a value past 64
+  // bits, a fraction, an exponent or -0 reaches the answer as it was written.
+  static Json number(std::string_view tok) {
+    if (text::number_is_integer(tok) && tok != "-0") {
+      const char *b = tok.data(), *e = b + tok.size();
+      if (tok[0] == '-') {
+        long long v = 0;
+        if (auto r = std::from_chars(b, e, v); r.ec == std::errc() && r.ptr == e) return Json(v);
+      } else {
+        unsigned long long v = 0;
+        if (auto r = std::from_chars(b, e, v); r.ec == std::errc() && r.ptr == e) return Json(v);
+      }
+    }
+    return Json::raw_owned(std::string(tok));
+  }
+
+  // A scalar of type `t` (a document's root or a value).
+  template <class V>
+  bool scalar(V& v, od::json_type t, Json& out) {
+    std::string_view tok;
+    if constexpr (std::is_same_v<V, od::document>) {
+      if (v.raw_json_token().get(tok)) return false;
+    } else {
+      tok = v.raw_json_token();
+    }
+    if (!checked(tok)) return false;
+    tok = text::trim_json_space(tok);
+    switch (t) {
+      case od::json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s)) return false;
+        out = Json(std::string(s));
+        return true;
+      }
+      case od::json_type::number: out = number(tok); return true;
+      case od::json_type::boolean: out = Json(tok == "true"); return true;
+      case od::json_type::null: out = Json(); return true;
+      default: return false;
+    }
+  }
+
+  bool value(od::value v, size_t depth, Json& out) {
+    od::json_type t;
+    if (v.type().get(t)) return false;
+    if (t != od::json_type::array && t != od::json_type::object) return scalar(v, t, out);
+    if (depth > kMaxDepth) return false;
+    if (t == od::json_type::array) {
+      od::array arr;
+      if (v.get_array().get(arr)) return false;
+      out = Json::array();
+      for (auto el : arr) {
+        od::value x;
+        Json item;
+        if (std::move(el).get(x) || !value(x, depth + 1, item)) return false;
+        out.push(std::move(item));
+      }
+      return true;
+    }
+    od::object obj;
+    if (v.get_object().get(obj)) return false;
+    out = Json::object();
+    for (auto f : obj) {
+      od::field field;
+      if (std::move(f).get(field)) return false;
+      const size_t at = static_cast<size_t>(field.key().raw() - doc.data());
+      std::string_view key;
+      Json member;
+      if (!text::scan_json_string(doc, at, false).ok || field.unescaped_key().get(key))
+        return false;
+      std::string name(key);
+      if (!value(field.value(), depth + 1, member)) return false;
+      out.set(std::move(name), std::move(member));
+    }
+    return true;
+  }
+
+  bool document(od::document& d, Json& out) {
+    bool scalar_root = false;
+    if (d.is_scalar().get(scalar_root)) return false;
+    if (scalar_root) {
+      od::json_type t;
+      std::string_view tok;
+      if (d.type().get(t) || d.raw_json_token().get(tok)) return false;
+      return tok.end() == doc.end() && scalar(d, t, out);  // and only spaces after it
+    }
+    od::value root;
+    const char* where = nullptr;
+    if (d.get_value().get(root) || !value(root, 1, out)) return false;
+    return d.current_location().get(where) == simdjson::OUT_OF_BOUNDS;  // nothing after it
+  }
+};
 
 }  // namespace
 
 std::optional<Json> parse_json(std::string_view text) {
   // One parser per thread: the server reads messages on one thread and answers on others.
-  thread_local simdjson::dom::parser parser;
+  thread_local od::parser parser;
+  thread_local bool deep = !parser.allocate(4096, kMaxDepth + 8);  // its depth kept as it grows
+  if (!deep) return std::nullopt;
   simdjson::padded_string padded(text);
-  simdjson::dom::element root;
-  if (parser.parse(padded).get(root) != simdjson::SUCCESS) return std::nullopt;
-  return convert(root, 0);
+  od::document d;
+  Json out;
+  if (parser.iterate(padded).get(d)) return std::nullopt;
+  if (!Converter{std::string_view(padded.data(), padded.size())}.document(d, out))
+    return std::nullopt;
+  return out;
 }
 
 const std::string* string_member(const Json& obj, std::string_view key) {

@@ -10,8 +10,9 @@
 
 namespace mcp {
 
-// The value `text` holds, or nothing when it is not one well-formed JSON value. Numbers keep
-// their kind: integers as integers, others as their shortest decimal spelling.
+// The value `text` holds, or nothing when it is not one well-formed JSON value (RFC 8259,
+// nested at most 1,100 deep). Numbers keep their text: integers that 64 bits hold as integers,
+// the rest (fractions, exponents, larger integers, -0) as written.
 std::optional<contract::Json> parse_json(std::string_view text);
 
 // Member `key` of an object when it is a string; nothing otherwise.

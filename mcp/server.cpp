@@ -220,6 +220,12 @@ std::optional<Job> Server::handle(const Json& msg) {
   const std::string* method = string_member(msg, "method");
   if (!version || *version != "2.0")
     return reply_error(id ? *id : Json(), -32600, "jsonrpc must be \"2.0\""), std::nullopt;
+  if (!method && msg.get("method")) {
+    // A request whose method is not a string: invalid, answered with its id where it has one.
+    const bool usable = id && (id->type() == Json::Type::Str || id->type() == Json::Type::Int ||
+                               id->type() == Json::Type::Uint);
+    return reply_error(usable ? *id : Json(), -32600, "method must be a string"), std::nullopt;
+  }
   if (!method) {
     // A response to the server's own request (roots/list).
     if (!id) return reply_error(Json(), -32600, "a message with neither method nor id"), std::nullopt;

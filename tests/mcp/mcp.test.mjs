@@ -247,6 +247,38 @@ test("a root is the directory, never a link: a client root or a root argument sw
   await client.close();
 });
 
+test("answers the server makes validate too; numbers and values come through as written", async () => {
+  const { root } = tree();
+  fs.writeFileSync(path.join(root, "n.json"),
+    '{"a":1,"c":[1,2],"e":null,"s":"t","big":123456789012345678901234567890,"huge":1.5e400,"x":1.50,"z":-0}');
+  const { client } = await connect(root);
+  // A refusal of the server's own for a stream tool: an end record its outputSchema takes
+  // (the SDK client checks it and would throw).
+  for (const [name, args] of [["seek", { pattern: 5 }], ["list", { root: "/etc" }], ["digest", { paths: ["n.json"], bogus: 1 }]]) {
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, true, name);
+    assert.equal(r.structuredContent.end.ok, false);
+  }
+  const want = { "/a": "1", "/c": "[1,2]", "/e": "null", "/s": '"t"', "/big": "123456789012345678901234567890",
+    "/huge": "1.5e400", "/x": "1.50", "/z": "-0" };
+  for (const [pointer, text] of Object.entries(want)) {
+    const r = await client.callTool({ name: "jsonq", arguments: { file: "n.json", pointer } });
+    assert.equal(r.isError, false, pointer + JSON.stringify(r.content));
+    assert.equal(r.content[0].text.trim(), text, pointer);
+  }
+  const whole = await client.callTool({ name: "jsonq", arguments: { file: "n.json", pointer: "" } });
+  assert.equal(whole.isError, false, JSON.stringify(whole.content));
+  assert.match(whole.content[0].text, /"big":123456789012345678901234567890,"huge":1.5e400,"x":1.50,"z":-0/);
+  // A retry repair keeps the call's own root.
+  const r = await client.callTool({ name: "peek", arguments: { paths: [path.join(root, "sub", "inner.txt")], root: "sub" } });
+  assert.equal(r.structuredContent.error.rule, "path.absolute");
+  assert.deepEqual(r.structuredContent.error.repair.arguments, { paths: ["inner.txt"], root: "sub" });
+  const again = await client.callTool({ name: "peek", arguments: r.structuredContent.error.repair.arguments });
+  assert.equal(again.isError, false);
+  assert.equal(again.structuredContent.data.lines[0].text, "inner");
+  await client.close();
+});
+
 test("a cancelled call's tool is killed: no process left in /proc", async () => {
   const { root } = tree();
   const big = path.join(root, "big-cancel-marker.bin");
@@ -312,6 +344,11 @@ test("malformed messages, unknown methods and oversized lines get JSON-RPC error
     '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"peek","arguments":{"path":{"a":1}}}}\n',
     '{"jsonrpc":"2.0","method":"notifications/unknown"}\n',
     '{"jsonrpc":"2.0","id":5,"method":"ping"}\n',
+    '{"jsonrpc":"2.0","id":6,"method":5}\n',
+    '{"jsonrpc":"2.0","id":7,"method":null}\n',
+    // numbers past 64 bits are JSON: the request is answered, with its own id
+    '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"peek","arguments":{"paths":["README.md"],"max_bytes":100000000000000000000}}}\n',
+    '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"peek","arguments":{"paths":["README.md"],"x":-9223372036854775809}}}\n',
   ]);
   assert.equal(signal, null);
   assert.equal(code, 0);
@@ -324,6 +361,10 @@ test("malformed messages, unknown methods and oversized lines get JSON-RPC error
   assert.equal(byId(3).error.code, -32602);
   assert.equal(byId(4).result.isError, true);
   assert.deepEqual(byId(5).result, {});
+  assert.equal(byId(6).error.code, -32600);
+  assert.equal(byId(7).error.code, -32600);
+  assert.equal(byId(8).result.structuredContent.error.rule, "args.bad-value");
+  assert.equal(byId(9).result.structuredContent.error.rule, "args.unknown-flag");
 });
 
 test("protocol versions: the current and the previous are agreed, others get the current", async () => {
