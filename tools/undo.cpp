@@ -471,7 +471,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
       mine.path = c.kind == "create" ? s.path : s.to;
       mine.to = s.back_path;
       mine.before = mine.after = c.after;
-      mine.mode = s.st.st_mode & 07777;
+      mine.mode = s.st.st_mode & (S_IFMT | 07777);
       if (auto e = journal.stage(std::move(mine))) return fail(std::move(*e));
       if (auto e = os::rename_noreplace(*s.at, *s.back)) return fail(std::move(*e));
     }

@@ -92,6 +92,8 @@ struct Change {
   std::string kind;  // create, replace, rename, remove
   std::string path, to;
   std::string before, after;  // SHA-256 hex, or empty
+  // Permission bits; for a rename or a removal also the type (S_IFREG, S_IFLNK, S_IFDIR) of
+  // what was moved, so that undo puts back only that kind (an entry without one: any kind).
   mode_t mode = 0;
   enum class Restore { None, Blob, Patch } restore = Restore::None;
   std::vector<Patch> patches;

@@ -108,7 +108,7 @@ std::string format_entry(const Entry& e) {
   uint64_t payload = 0;
   for (const Change& c : e.changes) {
     char mode[16];
-    snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(c.mode & 07777));
+    snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(c.mode & (S_IFMT | 07777)));
     out += "file " + c.kind + " " + (c.path.empty() ? "-" : to_hex(c.path)) + " " +
            (c.before.empty() ? "-" : c.before) + " " + (c.after.empty() ? "-" : c.after) + " " +
            mode + " " + (c.to.empty() ? "-" : to_hex(c.to)) + " " +
@@ -163,7 +163,9 @@ os::Result<Entry> parse_header(uint64_t id, std::string_view text, uint64_t file
       auto to = w[6] == "-" ? std::optional<std::string>("") : from_hex(w[6]);
       auto mode = parse_nat(w[5], 8);
       auto added = parse_nat(w[8]), removed = parse_nat(w[9]);
-      if (!path || path->empty() || !to || !mode || *mode > 07777 || !added || !removed ||
+      const uint64_t type = mode ? *mode & ~uint64_t{07777} : 0;
+      if (!path || path->empty() || !to || !mode || !added || !removed ||
+          (type != 0 && type != S_IFREG && type != S_IFLNK && type != S_IFDIR) ||
           !is_hash_or_none(w[3]) || !is_hash_or_none(w[4]))
         return damaged(id, "has a malformed file line");
       c.path = std::move(*path);

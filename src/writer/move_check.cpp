@@ -98,7 +98,7 @@ std::optional<contract::Error> record_move(Recorder& journal, const os::Place& f
   c.kind = remove ? "remove" : "rename";
   c.path = path;
   c.to = to_path;
-  c.mode = s.st.st_mode & 07777;
+  c.mode = s.st.st_mode & (S_IFMT | 07777);
   if (expect) {
     c.before = *expect;
   } else if (s.kind == os::Entry::Kind::File || s.kind == os::Entry::Kind::Link) {

@@ -159,6 +159,30 @@ def test_undo_after_a_persons_edit_refuses_and_changes_nothing(tree):
     assert U(tree, "--dry-run", str(jid(r))).rules == ["conflict.changed-since"]
 
 
+def test_a_link_in_place_of_a_moved_file_is_not_it_and_the_other_way_round(tree):
+    # A link whose text hashes as the file's content did: undo must not rename it back.
+    (tree.root / "c").write_bytes(b"xyz")
+    r = T("move", tree, "c", "d")
+    assert r.exit == 0
+    os.unlink(tree.p("d"))
+    os.symlink("xyz", tree.p("d"))
+    u = U(tree, str(jid(r)))
+    assert u.rules == ["conflict.changed-since"] and os.path.islink(tree.p("d"))
+    assert not os.path.lexists(tree.p("c"))
+    # A moved link replaced by a file holding the link's text.
+    os.symlink("target", tree.p("L"))
+    r = T("move", tree, "L", "M")
+    assert r.exit == 0
+    os.unlink(tree.p("M"))
+    (tree.root / "M").write_bytes(b"target")
+    u = U(tree, str(jid(r)))
+    assert u.rules == ["conflict.changed-since"] and not os.path.lexists(tree.p("L"))
+    # Each as it was moved is taken back.
+    os.unlink(tree.p("M"))
+    os.symlink("target", tree.p("M"))
+    assert U(tree, str(jid(r))).exit == 0 and os.fsdecode(os.readlink(tree.p("L"))) == "target"
+
+
 def test_undo_after_another_writer_names_the_later_entry(tree):
     r1 = T("replace", tree, "--old", "beta", "--new", "BETA", "plain.txt")
     r2 = T("replace", tree, "--old", "gamma", "--new", "GAMMA", "plain.txt")

@@ -91,7 +91,7 @@ Json remove_many(const std::vector<std::string>& paths, const std::vector<std::s
       continue;
     }
     it.kind = writer::kind_name(l.s.kind);
-    it.mode = l.s.st.st_mode & 07777;
+    it.mode = l.s.st.st_mode & (S_IFMT | 07777);
     it.pending = true;
   }
 

@@ -37,14 +37,19 @@ std::variant<std::string, contract::Error> journal_path(uint64_t id, const std::
 os::Result<Standing> standing(const Change& c, const os::Place& at, const os::Entry& now) {
   using K = os::Entry::Kind;
   const bool moved = c.kind == "rename" || c.kind == "remove";
+  // What was moved, where the entry says: a link whose text hashes as the file did is not it.
+  const mode_t type = c.mode & S_IFMT;
+  const bool kind_as_moved = type == 0 || (type == S_IFREG && now.kind == K::File) ||
+                             (type == S_IFLNK && now.kind == K::Link) ||
+                             (type == S_IFDIR && now.kind == K::Directory);
   Standing s;
   if (now.kind == K::File || now.kind == K::Link) {
     auto h = writer::entry_sha256(at, now);
     if (auto* e = std::get_if<contract::Error>(&h)) return std::move(*e);
     s.actual = std::get<std::string>(h);
-    s.same = s.actual == c.after && (now.kind == K::File || moved);
+    s.same = s.actual == c.after && (now.kind == K::File || moved) && (!moved || kind_as_moved);
   } else if (now.kind == K::Directory) {
-    s.same = c.after.empty() && moved;
+    s.same = c.after.empty() && moved && kind_as_moved;
   }
   return s;
 }
