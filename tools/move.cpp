@@ -60,8 +60,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::remove,
      .excludes = "parents",
      .help = "take each PATH away to a tombstone; it is renamed to .NAME.removed-<first 8 hex "
-             "of HEX> in its directory (undo: move it back); needs --if-sha256; all checked "
-             "before any moves"},
+             "of HEX> in its directory (NAME cut to 237 bytes where longer; undo: move it "
+             "back); needs --if-sha256; all checked before any moves"},
     {.name = "parents",
      .kind = Kind::Bool,
      .bind = &Args::parents,
@@ -222,10 +222,7 @@ Json run(const Args& a, contract::Context& ctx) {
 
   std::string to_path;
   if (a.remove) {
-    // `.NAME.removed-` + 8 hex must itself be a name the filesystem can hold.
-    auto tomb = writer::tombstone_of(from, a.path, *expect);
-    if (auto* e = std::get_if<contract::Error>(&tomb)) return fail(std::move(*e));
-    to_path = std::get<std::string>(tomb);
+    to_path = writer::tombstone_of(from, *expect);
   } else {
     to_path = a.rest[0];
   }

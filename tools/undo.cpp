@@ -94,6 +94,12 @@ constexpr contract::Rule kRules[] = {
     {"io.read-failed"},
     {"io.write-failed"},
     {"io.rename-unsupported"},
+    {"path.too-long", Repairable::Never, "a --list PATH longer than 4096 bytes"},
+    {"path.symlink", Repairable::Never,
+     "a directory on the way to a file the entry names is a symbolic link now"},
+    {"io.not-found", Repairable::Never, "a directory on the way to a file the entry names is gone"},
+    {"io.not-a-directory", Repairable::Never,
+     "a directory on the way to a file the entry names is no longer a directory"},
 };
 
 constexpr contract::Example kExamples[] = {
@@ -138,8 +144,31 @@ std::optional<uint64_t> parse_id(const std::string& s) {
   return v;
 }
 
-void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context&) {
-  if (a.list) return;
+void check(const Args& a, std::vector<contract::Error>& errs, const contract::Context& ctx) {
+  if (a.list) {
+    // The paths to list by are checked as a tool checks its path operands, before anything is
+    // read; one retry spells every fixable one right.
+    std::vector<std::string> fixed = ctx.argv();
+    bool fixable = true;
+    const size_t first = errs.size();
+    for (size_t k = 0; k < a.targets.size(); ++k) {
+      os::CheckedPath c = os::check_path(ctx.root().empty() ? "" : ctx.root_abs(), a.targets[k]);
+      if (!c.issue) continue;
+      contract::Error e = contract::make_error(c.issue->rule, c.issue->message,
+                                               Json::object({{"path", Json::bytes(a.targets[k])}}));
+      const size_t token = ctx.operand_token(k);
+      if (c.issue->replacement && token < fixed.size()) {
+        e.detail.set("suggested", Json::bytes(*c.issue->replacement));
+        fixed[token] = *c.issue->replacement;
+      } else {
+        fixable = false;
+      }
+      errs.push_back(std::move(e));
+    }
+    if (fixable)
+      for (size_t i = first; i < errs.size(); ++i) errs[i].repair = contract::Repair::retry(fixed);
+    return;
+  }
   if (a.last && !a.targets.empty()) {
     errs.push_back(contract::make_error("args.conflict", "give an ID or --last, not both.",
                                         Json::object({{"flags", Json::array({"--last"})}})));
@@ -331,9 +360,7 @@ Json take_back(const Args& a, contract::Context& ctx) {
     s.at.emplace(std::move(std::get<os::Place>(at)));
     if (s.c->kind == "create") {
       if (s.c->after.empty()) return fail(writer::damaged(id, "has a create without its hash"));
-      auto tomb = writer::tombstone_of(*s.at, s.path, s.c->after);
-      if (auto* e = std::get_if<contract::Error>(&tomb)) return fail(std::move(*e));
-      s.back_path = std::get<std::string>(tomb);
+      s.back_path = writer::tombstone_of(*s.at, s.c->after);
     } else if (moved) {
       s.back_path = s.path;
     }

@@ -28,6 +28,9 @@ class Context {
   const std::string& root_abs() const { return root_abs_; }  // lexical absolute spelling
   int root_fd() const { return root_fd_; }                   // -1 without --root
   bool given(std::string_view flag) const { return given_.count(std::string(flag)) != 0; }
+  // No --root, and a path to change lies outside the working directory, beneath which the
+  // journal would be: the change is made without a record (as --no-journal).
+  bool journal_outside() const { return journal_outside_; }
   const std::vector<std::string>& argv() const { return argv_; }
 
   // An error. Document tools collect it; stream tools also write it as a record now, so
@@ -59,6 +62,10 @@ class Context {
 
   // Repairs: the invocation as given with one thing changed, so it runs as it stands.
   std::vector<std::string> argv_with_token(size_t index, std::string token) const;
+  // The argv index of the k-th operand (argv().size() when there is none).
+  size_t operand_token(size_t k) const {
+    return k < operand_tokens_.size() ? operand_tokens_[k] : argv_.size();
+  }
   std::vector<std::string> argv_with_flag(std::string_view flag, std::string value) const;
   // The same for one input of several: of the operands only the k-th is kept, so the retry
   // clears that input's error without meeting the others'.
@@ -68,6 +75,7 @@ class Context {
   // Set up by main before run().
   Format format_ = Format::Json;
   std::string root_, root_abs_;
+  bool journal_outside_ = false;
   int root_fd_ = -1;
   std::set<std::string> given_;
   std::vector<std::string> argv_;

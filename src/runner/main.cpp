@@ -223,10 +223,21 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
       write_dirs.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : op.value.substr(0, slash));
     }
     // A tool that journals its changes (it has --no-journal) keeps the journal beneath the
-    // working directory (.tack/journal) when there is no root.
+    // working directory (.tack/journal) when there is no root. A change to a path outside it
+    // is not recorded there: undo, which keeps to the journal's directory, could never take
+    // it back (and must not trust an entry naming a path outside).
     const bool journals = std::any_of(ad.flags.begin(), ad.flags.end(),
                                       [](const FlagInfo& f) { return f.name == "no-journal"; });
-    if (journals && !ctx.given("no-journal")) write_dirs.push_back(".");
+    if (journals && !ctx.given("no-journal")) {
+      const std::string here = os::absolute_root(".");
+      for (auto& op : p.operands) {
+        if (ad.operands[op.spec].role != Role::PathWrite) continue;
+        auto c = os::check_path(here, op.value);
+        if (c.issue && !(c.issue->rule == "path.absolute" && c.issue->replacement))
+          ctx.journal_outside_ = true;
+      }
+      if (!ctx.journal_outside_) write_dirs.push_back(".");
+    }
   }
   if (auto e = os::apply_sandbox(tool, ctx.root_fd_, write_dirs)) {
     errors.push_back(std::move(*e));

@@ -175,7 +175,8 @@ class Journal {
 // once done puts the entry's id in its answer (`journal`: null when nothing was recorded).
 class Recorder {
  public:
-  Recorder(const contract::Context& ctx, bool off) : ctx_(ctx), off_(off) {}
+  Recorder(const contract::Context& ctx, bool off)
+      : ctx_(ctx), off_(off || ctx.journal_outside()) {}
   std::optional<contract::Error> stage(Change c);
   void finish(contract::Json& data);
   bool on() const { return !off_; }

@@ -45,16 +45,9 @@ contract::Error unhashable(contract::Error e, const std::string& path, bool remo
 
 }  // namespace
 
-os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
-                                     const std::string& expect) {
-  std::string tomb = "." + from.name + ".removed-" + expect.substr(0, 8);
-  if (tomb.size() > NAME_MAX) {
-    return contract::make_error(
-        "path.too-long",
-        "cannot remove '" + contract::printable(path) + "': its tombstone name would be " +
-            std::to_string(tomb.size()) + " bytes, past the filesystem's 255.",
-        Json::object({{"path", Json::bytes(path)}, {"tombstone_bytes", tomb.size()}}));
-  }
+std::string tombstone_of(const os::Place& from, const std::string& expect) {
+  const std::string suffix = ".removed-" + expect.substr(0, 8);
+  const std::string tomb = "." + from.name.substr(0, NAME_MAX - 1 - suffix.size()) + suffix;
   return from.parent == "." ? tomb : from.parent == "/" ? "/" + tomb : from.parent + "/" + tomb;
 }
 

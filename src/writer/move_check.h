@@ -13,9 +13,9 @@
 
 namespace writer {
 
-// `.NAME.removed-` + 8 hex of `expect`, beside PATH; path.too-long when the name cannot be held.
-os::Result<std::string> tombstone_of(const os::Place& from, const std::string& path,
-                                     const std::string& expect);
+// `.NAME.removed-` + 8 hex of `expect`, beside PATH, NAME cut to its first 237 bytes where it
+// is longer (so the tombstone is a name any filesystem holds: 255 bytes).
+std::string tombstone_of(const os::Place& from, const std::string& expect);
 
 // What a move finds under the lock: PATH gone and the destination hashing to `expect` (a retry
 // that landed; without `expect` nothing shows that, so PATH is not found), or the entries at

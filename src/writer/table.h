@@ -70,7 +70,8 @@ constexpr contract::Flag<A> no_journal() {
           .kind = contract::Kind::Bool,
           .bind = &A::no_journal,
           .help = "make the change without recording it in .tack/journal (undo cannot take it "
-                  "back)"};
+                  "back); without --root a change outside the working directory is never "
+                  "recorded (journal: null)"};
 }
 
 template <class A>

@@ -7,6 +7,7 @@ writer since, a journal that is damaged or made of links, an entry naming a path
 root. Every invocation goes through tack.run, which validates the output against its schema.
 """
 
+import fcntl
 import json
 import os
 import stat
@@ -266,6 +267,22 @@ def test_journal_without_root_is_beneath_the_working_directory(tree):
     assert r.exit == 0 and os.path.isdir(tree.p(".tack/journal"))
     u = run("undo", "--last", cwd=tree.root)
     assert u.exit == 0 and read(tree.p("plain.txt")) == tack.PLAIN
+
+
+def test_without_root_a_change_outside_the_working_directory_is_not_recorded(tree):
+    # Its journal would be beneath the working directory, and undo keeps to what lies there.
+    work = tree.p("dir")
+    r = run("replace", "--old", "beta", "--new", "B", "../plain.txt", cwd=work)
+    assert r.exit == 0 and r.data["journal"] is None and read(tree.p("plain.txt")) != tack.PLAIN
+    r = run("write", "--create", "--stdin", os.path.join(tree.root, "abs-out.txt"), stdin=b"a\n",
+            cwd=work)
+    assert r.exit == 0 and r.data["journal"] is None
+    assert not os.path.exists(os.path.join(work, b".tack"))
+    # Inside it, absolute or not, it is.
+    r = run("write", "--create", "--stdin", os.path.join(work, b"in.txt"), stdin=b"i\n", cwd=work)
+    assert r.exit == 0 and r.data["journal"] == {"id": 1}
+    u = run("undo", "--last", cwd=work)
+    assert u.exit == 0 and not os.path.exists(os.path.join(work, b"in.txt"))
 
 
 def test_pruning_at_the_cap_says_so(tree):
@@ -646,3 +663,115 @@ def test_a_change_that_failed_after_its_record_stays_pending_and_last_skips_it(t
     assert U(tree, "2").rules == ["conflict.changed-since"] and snapshot(tree.root) == before
     u = U(tree, "--last")
     assert u.exit == 0 and u.data["id"] == jid(a) and read(tree.p("plain.txt")) == tack.PLAIN
+
+
+# --- M3: every rule undo declares is reached, and only those ---------------------------------
+
+STRACE_QUIET = ["strace", "-f", "-qq", "-o", "/dev/null"]
+
+
+def _changed(tree):
+    """plain.txt replaced once: entry 1."""
+    return T("replace", tree, "--old", "beta", "--new", "B", "plain.txt")
+
+
+def _in_dir(tree):
+    """dir/sub/deep.txt replaced once (the directories on its way are what the fixture spoils)."""
+    return T("write", tree, "--if-sha256", sha(tack.DEEP), "--stdin", "dir/sub/deep.txt", stdin=b"d\n")
+
+
+def _moved(tree):
+    return T("move", tree, "plain.txt", "moved.txt")
+
+
+def _spoil_entry(tree):
+    _changed(tree)
+    entry = os.path.join(tree.p(".tack/journal/entries"), os.listdir(tree.p(".tack/journal/entries"))[0])
+    with open(entry, "r+b") as f:
+        f.truncate(20)
+
+
+def _edited_since(tree):
+    _changed(tree)
+    tree.write("plain.txt", b"someone else\n")
+
+
+def _taken_again(tree):
+    _moved(tree)
+    tree.write("plain.txt", b"a new one\n")
+
+
+def _dir_is_a_link(tree):
+    _in_dir(tree)
+    os.rename(tree.p("dir"), tree.p("dir2"))
+    os.symlink("dir2", tree.p("dir"))
+
+
+def _dir_gone(tree):
+    _in_dir(tree)
+    os.rename(tree.p("dir"), tree.p("dir2"))
+
+
+def _dir_is_a_file(tree):
+    _dir_gone(tree)
+    tree.write("dir", b"x\n")
+
+
+# (rule, setup, args, options): options wrap (a command prefix) or lock (flock of the root).
+UNDO_FIXTURES = [
+    ("args.unknown-flag", None, ["--lst"], {}),
+    ("args.missing-value", None, ["--last", "--format"], {}),
+    ("args.bad-value", None, ["abc"], {}),
+    ("args.unexpected-value", None, ["--last=yes"], {}),
+    ("args.duplicate-flag", None, ["--last", "--last"], {}),
+    ("args.conflict", None, ["--last", "1"], {}),
+    ("args.too-many-operands", None, ["1", "2"], {}),
+    ("path.empty", None, ["--list", ""], {}),
+    ("path.dotdot", None, ["--list", "../outside/secret.txt"], {}),
+    ("path.absolute", None, ["--list", "{root}/plain.txt"], {}),
+    ("path.outside-root", None, ["--list", "/etc/passwd"], {}),
+    ("path.too-long", None, ["--list", "a" * 4097], {}),
+    ("journal.no-entry", None, ["--last"], {}),
+    ("journal.damaged", _spoil_entry, ["--last"], {}),
+    ("conflict.changed-since", _edited_since, ["--last"], {}),
+    ("conflict.exists", _taken_again, ["--last"], {}),
+    ("conflict.locked", _changed, ["--last"], {"lock": True}),
+    ("io.read-failed", _changed, ["--last"],
+     {"wrap": STRACE_QUIET + ["-e", "trace=pread64", "-e", "inject=pread64:error=EIO"]}),
+    ("io.write-failed", _changed, ["--last"],
+     {"wrap": STRACE_QUIET + ["-e", "trace=fsync", "-e", "inject=fsync:error=EIO"]}),
+    ("io.rename-unsupported", _moved, ["--last"],
+     {"wrap": STRACE_QUIET + ["-e", "trace=renameat2", "-e", "inject=renameat2:error=EINVAL"]}),
+    ("path.symlink", _dir_is_a_link, ["--last"], {}),
+    ("io.not-found", _dir_gone, ["--last"], {}),
+    ("io.not-a-directory", _dir_is_a_file, ["--last"], {}),
+]
+
+
+def _ufix(tree, fx):
+    rule, setup, args, opts = fx
+    if setup:
+        setup(tree)
+    args = [a.replace("{root}", str(tree.root)) for a in args]
+    holder = None
+    if opts.get("lock"):
+        holder = os.open(tree.root, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        return U(tree, *args, wrap=opts.get("wrap"), timeout=30)
+    finally:
+        if holder is not None:
+            os.close(holder)
+
+
+@pytest.mark.parametrize("fx", UNDO_FIXTURES, ids=[f[0] for f in UNDO_FIXTURES])
+def test_m3_fixture_reaches_its_rule(tree, fx):
+    r = _ufix(tree, fx)
+    assert r.rules and r.rules[0] == fx[0], r
+    assert r.exit == tack.CATALOGUE[fx[0]]
+    outside_untouched(tree)
+
+
+def test_m3_every_declared_rule_has_a_fixture_and_no_other_is_met():
+    declared = set(tack.declared_rules("undo"))
+    assert {f[0] for f in UNDO_FIXTURES} == declared

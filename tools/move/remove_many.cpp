@@ -35,12 +35,7 @@ Json remove_many(const std::vector<std::string>& paths, const std::vector<std::s
       continue;
     }
     it.from.emplace(std::move(std::get<os::Place>(from)));
-    auto tomb = writer::tombstone_of(*it.from, it.path, it.expect);
-    if (auto* e = std::get_if<contract::Error>(&tomb)) {
-      it.error = std::move(*e);
-      continue;
-    }
-    it.to_path = std::get<std::string>(tomb);
+    it.to_path = writer::tombstone_of(*it.from, it.expect);
     auto to = os::open_place(ctx.root_fd(), it.to_path, os::Parents::Refuse);
     if (auto* e = std::get_if<contract::Error>(&to)) {
       it.error = std::move(*e);
