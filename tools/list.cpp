@@ -46,7 +46,7 @@ constexpr contract::Flag<Args> kFlags[] = {
     {.name = "depth", .short_name = 'd', .kind = Kind::Nat, .bind = &Args::depth,
      .value_name = "N", .fallback = "1", .ceiling = kMaxDepth, .floor = 1,
      .help = "how deep to list: 1 is the directory's own entries (with --find the default is "
-             "64, the whole tree)"},
+             "64, the whole tree; a directory at 64 that holds more is limit.too-deep)"},
     {.name = "max-entries", .short_name = 'm', .kind = Kind::Nat, .bind = &Args::max_entries,
      .value_name = "N", .fallback = "1000", .ceiling = kEntriesCeiling, .floor = 1,
      .help = "the most entries returned; past it the stream ends truncated with a next cursor",
@@ -82,6 +82,8 @@ constexpr contract::Rule kRules[] = {
                                           "directory (out of descriptors, an I/O error)"},
     {"limit.input-too-large", Repairable::Never, "a .gitignore or .ignore larger than 16 MiB: "
                                                  "its rules were not applied"},
+    {"limit.too-deep", Repairable::Never, "a directory 64 levels down, the deepest a walk goes, "
+                                          "holds entries (at --depth 64, or --find's default)"},
 };
 
 
@@ -174,6 +176,7 @@ struct Walks {
       opts.hidden = a.hidden;
       opts.no_ignore = a.no_ignore;
       opts.max_depth = depth;
+      opts.depth_is_a_limit = depth == kMaxDepth;
       opts.stat_all = stat_all;
       // With a root, ignore rules start at the root, so `list --root R src` honours R's
       // .gitignore; without one, at the directory named.

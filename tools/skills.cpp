@@ -65,6 +65,8 @@ constexpr contract::Rule kRules[] = {
     {"io.read-failed", Repairable::Never, "the operating system failed to open or read a "
                                           "directory or a SKILL.md"},
     {"limit.input-too-large", Repairable::Never, "a SKILL.md larger than 1 MiB (not read)"},
+    {"limit.too-deep", Repairable::Never,
+     "a directory 64 levels down, the deepest the search goes, holds entries"},
     {"precondition.count-mismatch", Repairable::Never,
      "--show NAME names several skills; the repair offers each one's SKILL.md"},
 };
@@ -235,6 +237,7 @@ Json run(const Args& a, contract::Context& ctx) {
     opts.no_ignore = true;
     opts.globs = {"!.git/"};
     opts.max_depth = kMaxDepth;
+    opts.depth_is_a_limit = true;
     const std::string top = name_of(dir);
     os::Walker w(opts, std::move(o.fd), dir, -1, "");
     os::WalkItem item;

@@ -37,6 +37,7 @@ constexpr std::array kCatalogue = {
     CatalogueRow{"limit.line-too-long", E::PreconditionFailed, "a line longer than --max-line-bytes"},
     CatalogueRow{"limit.input-too-large", E::PreconditionFailed, "an input larger than the tool's cap"},
     CatalogueRow{"limit.too-many-keys", E::PreconditionFailed, "more distinct keys than --max-keys"},
+    CatalogueRow{"limit.too-deep", E::PreconditionFailed, "a directory below the deepest level a walk can go to holds entries"},
     CatalogueRow{"precondition.required", E::InvalidArgs, "a write without --create or --if-sha256"},
     CatalogueRow{"precondition.hash-mismatch", E::Conflict, "the file's hash is not the one the caller gave"},
     CatalogueRow{"precondition.content-mismatch", E::Conflict, "the content is not what the caller said it is"},

@@ -263,6 +263,27 @@ bool Walker::excluded(const std::string& rel, const std::string& name, bool is_d
   return false;
 }
 
+namespace {
+
+// Whether the directory `name` in `dirfd` holds any entry (one it cannot open: taken to).
+bool holds_entries(int dirfd, const std::string& name) {
+  const int fd = retry_openat(dirfd, name.c_str(), kDirFlags);
+  if (fd < 0) return true;
+  alignas(8) char buf[1024];
+  bool any = false;
+  for (ssize_t n; !any && (n = getdents64(fd, buf, sizeof buf)) > 0;)
+    for (ssize_t off = 0; off < n && !any;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const char* nm = d->d_name;
+      any = !(nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0)));
+    }
+  close(fd);
+  return any;
+}
+
+}  // namespace
+
 bool Walker::next(WalkItem& out) {
   for (;;) {
     if (!pending_.empty()) {
@@ -318,6 +339,12 @@ bool Walker::next(WalkItem& out) {
     e.whole_reads = f.whole_reads;
     if (is_dir && e.depth < opts_.max_depth)
       enter_next_ = Enter{f.dir, e.name, e.path, rel_, e.depth};
+    else if (is_dir && opts_.depth_is_a_limit && holds_entries(f.dir->get(), e.name))
+      error(contract::make_error(
+          "limit.too-deep",
+          "'" + contract::printable(e.path) + "' is " + std::to_string(e.depth) +
+              " levels down, the deepest a walk goes; what it holds is not listed.",
+          contract::Json::object({{"path", contract::Json::bytes(e.path)}, {"depth", e.depth}})));
     out.type = WalkItem::Type::Entry;
     out.entry = std::move(e);
     return true;

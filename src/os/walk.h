@@ -50,6 +50,9 @@ struct WalkOptions {
   std::vector<std::string> globs;  // --glob: gitignore syntax, a match includes, `!` excludes
   uint64_t max_depth =
       UINT64_MAX;         // entries below it are not listed; directories at it not entered
+  // max_depth is the walk's ceiling, not a depth asked for: a directory at it that holds
+  // entries is a limit.too-deep error right after its entry (never a silent cut).
+  bool depth_is_a_limit = false;
   bool stat_all = false;  // lstat every entry (Entry::st); else only where needed
   bool fs_kind = false;   // set Entry::whole_reads (one fstatfs per directory with files)
   size_t max_ignore_bytes = 16 * 1024 * 1024;  // a larger ignore file is limit.input-too-large

@@ -56,7 +56,7 @@ CATALOGUE = {
     "io.not-a-directory": 3, "io.is-a-directory": 2, "io.special-file": 2,
     "io.permission-denied": 4, "io.read-failed": 1, "io.write-failed": 1,
     "io.rename-unsupported": 8, "limit.line-too-long": 8, "limit.input-too-large": 8,
-    "limit.too-many-keys": 8, "limit.timeout": 8, "precondition.required": 2,
+    "limit.too-many-keys": 8, "limit.too-deep": 8, "limit.timeout": 8, "precondition.required": 2,
     "precondition.hash-mismatch": 5, "precondition.content-mismatch": 5,
     "precondition.count-mismatch": 5, "precondition.no-match": 8,
     "precondition.hash-failed": 8, "precondition.stale-witness": 5, "conflict.exists": 5,

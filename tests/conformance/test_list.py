@@ -4,6 +4,7 @@ checked), M9 (memory does not grow with the number of entries).
 """
 
 import os
+import pathlib
 import random
 import subprocess
 
@@ -345,6 +346,24 @@ def test_m3_big_ignore_file(tmp_path):
     (root / "f").write_bytes(b"")
     r = L("--root", root)
     assert r.rules == ["limit.input-too-large"] and r.exit == 8 and paths(r) == [b"f"]
+
+
+def test_m3_a_walk_at_its_deepest_says_what_it_did_not_enter(tmp_path):
+    # 64 levels is the deepest a walk goes: a directory there that holds entries is an error
+    # record after its entry, never a silent cut (one that holds nothing is not).
+    root = tmp_path / "deep"
+    (root / pathlib.Path(*["d"] * 65)).mkdir(parents=True)
+    (root / pathlib.Path(*["d"] * 65) / "target.txt").write_bytes(b"hit\n")
+    (root / pathlib.Path(*["e"] * 64)).mkdir(parents=True)
+    for args in (["--find", "target"], ["--depth", "64"]):
+        r = L("--root", root, *args)
+        assert r.rules == ["limit.too-deep"] and r.exit == 8, args
+        err = next(x for x in r.json if x["type"] == "error")["error"]
+        assert err["detail"] == {"path": "/".join(["d"] * 64), "depth": 64}
+        assert r.json[-1]["complete"] is False
+    # a depth asked for is the answer, not a cut
+    assert L("--root", root, "--depth", "63").rules == []
+    assert L("--root", root / pathlib.Path(*["d"] * 2), "--find", "target").rules == []
 
 
 def test_m3_declared_equals_reached():

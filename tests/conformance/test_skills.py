@@ -3,6 +3,7 @@ M8 (a SKILL.md reached through a link is never read).
 """
 
 import os
+import pathlib
 
 import pytest
 
@@ -236,6 +237,15 @@ def test_a_long_body_is_cut_at_a_line_with_the_line_peek_goes_on_from(tmp_path):
     rest = run("peek", "--root", root, "--lines", "%d:" % line, "--max-bytes", "16777216", "big/SKILL.md")
     assert shown + b"".join(tob(x["text"]) + b"\n" for x in rest.data["lines"]) == text[text.index(b"# Body\n"):]
     assert S("--root", root, "--show", "big", "--skip", "1").rules == ["args.conflict"]
+
+
+def test_m3_a_skill_past_the_deepest_level_is_said_to_be_missed(tmp_path):
+    root = tmp_path / "deep"
+    skill(root / pathlib.Path(*["d"] * 64), "far", GOOD.format(n="far", d="Far down."))
+    r = S("--root", root)
+    assert r.rules == ["limit.too-deep"] and r.exit == 8 and r.data["skills"] == []
+    near = S("--root", root / pathlib.Path(*["d"] * 2))
+    assert near.exit == 0 and [s["name"] for s in near.data["skills"]] == ["far"]
 
 
 def test_m3_declared_equals_reached():

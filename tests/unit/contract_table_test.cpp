@@ -361,6 +361,8 @@ const std::map<std::string, int> kToolRows = {
     {"conflict.changed-since", 5},
     {"journal.damaged", 8},
     {"journal.no-entry", 3},
+    // the walk's deepest level (list, skills)
+    {"limit.too-deep", 8},
 };
 
 TEST(ContractTable, CatalogueMatchesContractExactly) {
