@@ -256,3 +256,22 @@ def test_a_page_back_keeps_its_last_lines_after_context(tmp_path):
     assert [(x["type"], x["line"]) for x in r.json if x["type"] in ("match", "context")] == [
         ("context", 18), ("context", 19), ("match", 20), ("context", 21), ("context", 22)]
     assert end(r)["next"] == {"before": 1}
+
+
+def test_errors_keep_their_place_in_the_walk(tmp_path):
+    # As without --last: an error record between the files around it, every one written
+    # whether the matches near it are shown or not.
+    (tmp_path / "a").write_bytes(b"hit\n")
+    (tmp_path / "c").write_bytes(b"hit\nhit\n")
+    args = ["hit", "a", "missing", "c", "gone"]
+    plain = S(*args, cwd=tmp_path)
+    last = S("--last", "5", *args, cwd=tmp_path)
+    assert last.out == plain.out
+    kinds = [(x["type"], x.get("path") or x.get("error", {}).get("detail", {}).get("path"))
+             for x in last.json[:-1]]
+    assert kinds == [("match", "a"), ("file", "a"), ("error", "missing"), ("match", "c"),
+                     ("match", "c"), ("file", "c"), ("error", "gone")]
+    one = S("--last", "1", *args, cwd=tmp_path)
+    kinds = [(x["type"], x.get("path") or x.get("error", {}).get("detail", {}).get("path"))
+             for x in one.json[:-1]]
+    assert kinds == [("error", "missing"), ("match", "c"), ("file", "c"), ("error", "gone")]

@@ -303,14 +303,42 @@ TEST(SeekPage, TheFirstRecordGoesInWhateverItsSize) {
 }
 
 // The ring: what write() hands out, as "line" strings and "file:N" for file records.
-std::vector<std::string> written(const seek::Tail& t, seek::Tail::Shown* shown = nullptr) {
+// An error is "error:PATH" (its detail's path).
+std::vector<std::string> written(seek::Tail& t, seek::Tail::Shown* shown = nullptr) {
   std::vector<std::string> out;
   seek::Tail::Shown s = t.write([&](const std::string& b) { out.push_back(b); },
                                 [&](const seek::Tail::File& f, uint64_t n) {
                                   out.push_back(f.path + ":" + std::to_string(n));
+                                },
+                                [&](contract::Error e) {
+                                  out.push_back("error:" + e.detail.get("path")->str());
                                 });
   if (shown) *shown = s;
   return out;
+}
+
+TEST(SeekTail, ErrorsComeInWalkOrderAmongTheRecordsShownOrNot) {
+  auto err = [](const char* path) {
+    return contract::make_error("io.not-found", "gone",
+                                contract::Json::object({{"path", path}}));
+  };
+  seek::Tail t(2, 1 << 20, 0);
+  t.error(0, err("e0"));  // before every match: first
+  t.match(1, 1, 0, "a0");
+  t.file(1, "a", 10, false);
+  t.error(2, err("e2"));  // between a file whose match is dropped and the ones shown
+  t.match(3, 1, 1, "b1");
+  t.error(3, err("e3"));  // the file's own: after its lines, before its file record
+  t.file(3, "b", 10, false);
+  t.error(4, err("e4"));
+  t.match(5, 1, 2, "c2");
+  t.file(5, "c", 10, false);
+  t.error(6, err("e6"));  // after every match: last
+  EXPECT_EQ(written(t), (std::vector<std::string>{"error:e0", "error:e2", "b1", "error:e3", "b:1",
+                                                  "error:e4", "c2", "c:1", "error:e6"}));
+  seek::Tail none(2, 1 << 20, 0);
+  none.error(0, err("x"));
+  EXPECT_EQ(written(none), std::vector<std::string>{"error:x"});
 }
 
 TEST(SeekTail, KeepsTheLastNInOrderWithTheirFileRecords) {

@@ -70,7 +70,10 @@ void Page::error(contract::Error e) {
     repair_long_line(e, a,
                      {ctx.argv().front(), ctx.root(), ctx.format() == contract::Format::Text,
                       ctx.given("max-count")});
-  ctx.error(std::move(e));
+  if (tail)
+    tail->error(file_seq, std::move(e));  // written in walk order with the ring's records
+  else
+    ctx.error(std::move(e));
 }
 
 void Page::file_record(const Slot& s) {
@@ -301,7 +304,8 @@ void Page::write_tail() {
                                  {"matches", n},
                                  {"bytes", f.bytes},
                                  {"binary", f.binary}}));
-      });
+      },
+      [&](contract::Error e) { ctx.error(std::move(e)); });
   emitted = shown.matches;
   if (shown.matches > 0 && shown.first > 0) stop(shown.cut_by_bytes ? "max-bytes" : "last");
 }
