@@ -129,7 +129,8 @@ bool Scanner::crlf() {
   return crlf_;
 }
 
-// The line as shown: without a leading BOM on line 1, without the '\r' of a CRLF file.
+// The line as shown: without a leading BOM on line 1, without the '\r' of a CRLF file's line
+// ending (a '\r' that ends an unterminated last line is the line's own, as peek shows it).
 void Scanner::shown(const LineRef& r, uint64_t& off, uint64_t& len) {
   off = r.off;
   len = r.len;
@@ -137,7 +138,12 @@ void Scanner::shown(const LineRef& r, uint64_t& off, uint64_t& len) {
     off += 3;
     len -= std::min<uint64_t>(3, len);
   }
-  if (len > 0 && crlf()) {
+  const uint64_t raw_end = r.off + r.len;  // its '\n', or the end of the file
+  char after = 0;
+  const bool terminated = raw_end >= base_ && raw_end < end() ? true
+                          : raw_end == end() && eof_          ? false
+                                                              : read_(&after, 1, raw_end) == 1;
+  if (len > 0 && terminated && crlf()) {
     char last;
     if (off + len - 1 >= base_ && off + len <= end()) {
       last = *at(off + len - 1);

@@ -74,6 +74,19 @@ def test_crlf_file_is_matched_and_shown_without_cr(tree):
     assert [m["line"] for m in recs(r, "match")] == [2]
 
 
+def test_a_stray_cr_ending_the_last_line_of_a_crlf_file_is_the_lines_own(tree):
+    # Only a '\r' before '\n' is a line ending: seek shows and matches "b\r" as peek shows it.
+    tree.write("cr.txt", b"a\r\nb\r")
+    r = S("--root", tree.root, "b", "cr.txt")
+    assert [(m["line"], m["text"]) for m in recs(r, "match")] == [(2, "b\r")]
+    r = S("--root", tree.root, "--regex", "\r", "cr.txt")
+    assert [(m["line"], m["spans"]) for m in recs(r, "match")] == [(2, [[1, 2]])]
+    r = S("--root", tree.root, "-C", "1", "a", "cr.txt")
+    assert [x["text"] for x in recs(r, "context")] == ["b\r"]
+    p = run("peek", "--root", tree.root, "cr.txt")
+    assert [x["text"] for x in p.data["lines"]] == ["a", "b\r"]
+
+
 def test_mixed_endings_are_taken_raw(tree):
     r = S("--root", tree.root, "--regex", "e\r$", "mixed.txt")
     assert [(m["line"], m["text"]) for m in recs(r, "match")] == [(1, "one\r"), (3, "three\r")]
