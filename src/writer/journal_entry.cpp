@@ -104,7 +104,8 @@ std::string format_entry(const Entry& e) {
   std::string out(kMagic);
   out += "id " + std::to_string(e.id) + "\n";
   out += "tool " + e.tool + "\n";
-  for (const std::string& a : e.argv) out += "arg " + to_hex(a) + "\n";
+  // An empty argument (replace --new '') is "-", as an empty field is on a file line.
+  for (const std::string& a : e.argv) out += "arg " + (a.empty() ? "-" : to_hex(a)) + "\n";
   uint64_t payload = 0;
   for (const Change& c : e.changes) {
     char mode[16];
@@ -150,8 +151,9 @@ os::Result<Entry> parse_header(uint64_t id, std::string_view text, uint64_t file
       have_id = true;
     } else if (w[0] == "tool" && w.size() == 2) {
       e.tool = std::string(w[1]);
-    } else if (w[0] == "arg" && w.size() == 2) {
-      auto a = from_hex(w[1]);
+    } else if (w[0] == "arg" && w.size() <= 2) {
+      // An empty argument: "-", or nothing after "arg " (as entries were written before).
+      auto a = w.size() == 1 || w[1] == "-" ? std::optional<std::string>("") : from_hex(w[1]);
       if (!a) return damaged(id, "has a malformed arg line");
       e.argv.push_back(std::move(*a));
     } else if (w[0] == "file" && w.size() == 10) {

@@ -1,6 +1,9 @@
 // replace_file.cpp — see replace_file.h.
 #include "writer/replace_file.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "os/hash.h"
 #include "text/diff.h"
 #include "text/eol.h"
@@ -15,6 +18,58 @@ namespace {
 
 using contract::Json;
 using Outcome = os::Result<Replaced>;
+
+// The length of the longest proper prefix of `pat` that ends `text` (KMP over text).
+size_t border_at_end(std::string_view pat, std::string_view text) {
+  std::vector<size_t> fail(pat.size(), 0);
+  for (size_t i = 1, k = 0; i < pat.size(); ++i) {
+    while (k > 0 && pat[i] != pat[k]) k = fail[k - 1];
+    if (pat[i] == pat[k]) ++k;
+    fail[i] = k;
+  }
+  size_t k = 0;
+  for (char c : text) {
+    while (k > 0 && (k == pat.size() || c != pat[k])) k = fail[k - 1];
+    if (c == pat[k]) ++k;
+  }
+  return k == pat.size() ? fail[k - 1] : k;
+}
+
+// Whether new text put in the old's place can make the old text anew with the bytes around
+// it: an occurrence that holds the new text, or runs into it from either side. Then what is
+// in the file cannot tell a first call from the repeat of one that landed (aab, ab -> b:
+// ab), and a repeat would replace again.
+bool could_recreate(std::string_view old_raw, std::string_view new_raw) {
+  if (new_raw.empty() || old_raw.size() < 2) return new_raw.empty();
+  if (new_raw.size() < old_raw.size() && old_raw.find(new_raw) != std::string_view::npos)
+    return true;
+  const std::string old_rev(old_raw.rbegin(), old_raw.rend()), new_rev(new_raw.rbegin(), new_raw.rend());
+  return border_at_end(old_raw, new_raw) > 0 || border_at_end(old_rev, new_rev) > 0;
+}
+
+// Whether the journal's newest entry is this very call (the same arguments, but for
+// --dry-run) and left `path` as it is now (`now`): the repeat of a call that landed, which
+// changes nothing.
+bool repeat_of_the_last_call(const contract::Context& ctx, const std::string& path,
+                             const std::string& now) {
+  auto opened = Journal::open(ctx.root_fd(), false);
+  const Journal* j = std::get_if<Journal>(&opened);
+  if (!j) return false;
+  auto ids = j->ids();
+  const auto* all = std::get_if<std::vector<uint64_t>>(&ids);
+  if (!all || all->empty()) return false;
+  auto read = j->read(all->back(), false);
+  const Entry* e = std::get_if<Entry>(&read);
+  // This call as it would have been journaled (a dry run asks what the call would do).
+  std::vector<std::string> argv;
+  for (const std::string& w : ctx.argv())
+    if (w != "--dry-run") argv.push_back(w);
+  if (!e || e->tool != "replace" || e->argv.size() != argv.size() ||
+      !std::equal(argv.begin() + 1, argv.end(), e->argv.begin() + 1))
+    return false;
+  return std::any_of(e->changes.begin(), e->changes.end(),
+                     [&](const Change& c) { return c.path == path && c.after == now; });
+}
 
 contract::Error too_large(const ReplaceJob& a, const contract::Context& ctx, uint64_t bytes) {
   return writer::too_large({.where = Json::object({{"path", Json::bytes(a.path)}}),
@@ -74,7 +129,10 @@ Outcome run_stream(const ReplaceJob& a, const contract::Context& ctx, const os::
     err->detail.set("actual_sha256", before);
     return fail(std::move(*err));
   }
-  const text::Applied applied = std::get<text::Applied>(decided);
+  text::Applied applied = std::get<text::Applied>(decided);
+  if (applied.replacements > 0 && could_recreate(old_raw, new_raw) &&
+      repeat_of_the_last_call(ctx, a.path, before))
+    applied = text::Applied{0, true};
   const bool changed = applied.replacements > 0;  // old != new, so any replacement changes bytes
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
@@ -146,7 +204,12 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
     return fail(std::move(*err));
   }
   const text::EditsApplied& done = std::get<text::EditsApplied>(applied);
-  const std::string_view text = done.text ? std::string_view(*done.text) : old.view();
+  const bool risky = std::any_of(edits.begin(), edits.end(), [&](const text::ReplaceEdit& e) {
+    const bool crlf = eols.result() == text::Eol::Crlf;
+    return could_recreate(text::raw_form(e.old_text, crlf), text::raw_form(e.new_text, crlf));
+  });
+  const bool repeat = done.text && risky && repeat_of_the_last_call(ctx, a.path, before);
+  const std::string_view text = done.text && !repeat ? std::string_view(*done.text) : old.view();
   const bool changed = text != old.view();
   const std::string after = changed ? os::sha256_hex(text) : before;
   // Checked after the edits are tried (see run_stream).
@@ -156,7 +219,8 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
   text::DiffOptions opt;
   opt.max_lines = a.max_diff_lines;
   opt.max_bytes = a.max_diff_bytes;
-  Replaced out = replaced(changed, done.already, done.replacements, before, after, text.size(),
+  Replaced out = replaced(changed, done.already || repeat, repeat ? 0 : done.replacements, before,
+                          after, text.size(),
                           text::diff_lines(old.view(), text, opt));
   if (a.dry_run || !changed) return out;
   auto made = os::TempFile::create(place, replacing(file.st));

@@ -178,6 +178,32 @@ def test_already_applied_twice(tree):
     assert read(tree, "plain.txt") == after
 
 
+@pytest.mark.parametrize("start, old, new, after", [
+    (b"aab\n", "ab", "b", b"ab\n"),      # the new text ends a fresh occurrence of the old
+    (b"aabb\n", "ab", "", b"ab\n"),      # a deletion joins one
+    (b"xffoo()\n", "foo", "oo", b"xfoo()\n"),  # the old holds the new
+])
+def test_a_repeat_is_already_applied_even_where_the_text_was_made_anew(tree, start, old, new, after):
+    # The file alone cannot tell the repeat of a call that landed from a first call; the
+    # journal's newest entry can: the same call, and the file as it left it.
+    tree.write("again.txt", start)
+    r1 = rep(tree, "--old", old, "--new", new, "again.txt")
+    assert r1.data["changed"] is True and read(tree, "again.txt") == after
+    for _ in range(2):
+        r2 = rep(tree, "--old", old, "--new", new, "again.txt")
+        assert r2.exit == 0 and r2.data["changed"] is False and r2.data["already_applied"] is True
+        assert read(tree, "again.txt") == after
+    # A dry run of it says so too; another call (an --expect spelled out) is a new call.
+    dry = rep(tree, "--old", old, "--new", new, "--dry-run", "again.txt")
+    assert dry.data["already_applied"] is True and dry.data["changed"] is False
+    other = rep(tree, "--old", old, "--new", new, "--expect", "1", "again.txt")
+    assert other.data["changed"] is True
+    # The deletion's entry (an empty argument) is one undo reads and takes back.
+    if new == "":
+        u = run("undo", "--root", tree.root, "--last", cwd=tree.root.parent)
+        assert u.exit == 0 and read(tree, "again.txt") == after
+
+
 def test_already_applied_with_stale_if_sha256(tree):
     h = sha(read(tree, "plain.txt"))
     rep(tree, "--old", "beta", "--new", "BETA", "--if-sha256", h, "plain.txt")

@@ -24,7 +24,7 @@ Entry sample() {
   Entry e;
   e.id = 42;
   e.tool = "edit";
-  e.argv = {"edit", "--root", "/tmp/a b", "--stdin", "dir/f\nile"};
+  e.argv = {"edit", "--root", "/tmp/a b", "", "--stdin", "dir/f\nile"};  // an empty one too
   Change blob;
   blob.kind = "replace";
   blob.path = "small.txt";
@@ -47,6 +47,7 @@ Entry sample() {
   moved.path = "gone.txt";
   moved.to = ".gone.txt.removed-aaaaaaaa";
   moved.before = moved.after = std::string(64, 'a');
+  moved.mode = S_IFLNK | 0777;  // what it moved: a link
   e.changes = {blob, patched, moved};
   return e;
 }
@@ -77,9 +78,27 @@ TEST(WriterJournal, ReadsBackWhatItWrote) {
   EXPECT_EQ(e.changes[1].patches[0].old_len, 9u);
   EXPECT_EQ(e.changes[1].patches[1].old_len, 3u);
   EXPECT_EQ(e.changes[2].to, ".gone.txt.removed-aaaaaaaa");
+  EXPECT_EQ(e.changes[2].mode, static_cast<mode_t>(S_IFLNK | 0777));
   EXPECT_EQ(e.payload_bytes, 12u);
   // The payload is the patches' bytes, in order, at the end.
   EXPECT_EQ(text.substr(e.payload_at), std::string("old line\n\0\r\n", 12));
+}
+
+TEST(WriterJournal, AnEmptyArgumentWrittenAsNothingReadsBack) {
+  // Entries written before an empty argument was "-" hold "arg " and nothing after it.
+  std::string text = writer::format_entry(sample());
+  const size_t at = text.find("arg -\n");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "arg \n");
+  auto r = parse(text);
+  ASSERT_TRUE(std::holds_alternative<Entry>(r)) << std::get<contract::Error>(r).message;
+  EXPECT_EQ(std::get<Entry>(r).argv, sample().argv);
+}
+
+TEST(WriterJournal, AMovedTypeOtherThanAFileALinkOrADirectoryIsDamaged) {
+  Entry e = sample();
+  e.changes[2].mode = S_IFIFO | 0644;
+  EXPECT_EQ(rule_of(writer::format_entry(e)), "journal.damaged");
 }
 
 TEST(WriterJournal, EveryTruncationIsDamaged) {
