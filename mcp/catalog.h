@@ -24,6 +24,7 @@ struct Prop {
   size_t min = 0, max = 1;
   // Not offered to a model (a tuning knob, or the root): accepted by its name all the same.
   bool hidden = false;
+  bool widens = false;  // the flag lets the call touch more: never put in by a repair
 };
 
 // An argument the server cannot turn into the tool's argv: named as the argument it is.

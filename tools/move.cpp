@@ -61,11 +61,13 @@ constexpr contract::Flag<Args> kFlags[] = {
      .excludes = "parents",
      .help = "take each PATH away to a tombstone; it is renamed to .NAME.removed-<first 8 hex "
              "of HEX> in its directory (NAME cut to 237 bytes where longer; undo: move it "
-             "back); needs --if-sha256; all checked before any moves"},
+             "back); needs --if-sha256; all checked before any moves",
+     .widens = true},
     {.name = "parents",
      .kind = Kind::Bool,
      .bind = &Args::parents,
-     .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)"},
+     .help = "make missing directories of NEWPATH beneath the root (listed in parents_created)",
+     .widens = true},
     writer::dry_run<Args>(
         "change nothing; check everything and answer with planned_actions (exit 9)"),
     writer::no_journal<Args>(),

@@ -84,7 +84,7 @@ constexpr contract::Flag<Args> kFlags[] = {
      .help = "how many occurrences there must be in each file (overlapping ones counted); any "
              "other count changes nothing (precondition.count-mismatch)"},
     {.name = "all", .kind = Kind::Bool, .bind = &Args::all, .excludes = "edits-file stdin",
-     .help = "replace every occurrence, however many (at least one)"},
+     .help = "replace every occurrence, however many (at least one)", .widens = true},
     {.name = "edits-file", .kind = Kind::Path, .role = Role::PathRead, .bind = &Args::edits_file,
      .value_name = "PATH",
      .help = "a JSON list of {old, new, expect|all} applied in order, all or nothing"},

@@ -66,7 +66,8 @@ constexpr contract::Flag<Args> kFlags[] = {
     {.name = "last",
      .kind = Kind::Bool,
      .bind = &Args::last,
-     .help = "take back the newest complete entry (an undo is one too)"},
+     .help = "take back the newest complete entry (an undo is one too)",
+     .widens = true},
     writer::dry_run<Args>("check everything and answer with each file's diff and "
                           "planned_actions, changing nothing (exit 9)"),
     writer::no_journal<Args>(),

@@ -97,7 +97,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .bind = &Args::create,
      .excludes = "if-sha256",
      .help = "the file must not exist yet (checked under the lock; the final rename refuses "
-             "to replace a name that appeared meanwhile)"},
+             "to replace a name that appeared meanwhile)",
+     .widens = true},
     writer::if_sha256<Args>(
         "the file must exist and its content must hash to HEX (SHA-256, as read)"),
     {.name = "content-sha256",
@@ -110,7 +111,8 @@ constexpr contract::Flag<Args> kFlags[] = {
      .kind = Kind::Bool,
      .bind = &Args::parents,
      .help = "with --create, make missing directories beneath the root (listed in "
-             "parents_created)"},
+             "parents_created)",
+     .widens = true},
     writer::dry_run<Args>(),
     writer::no_journal<Args>(),
     writer::max_bytes<Args>("the largest content accepted (limit.input-too-large); the file "

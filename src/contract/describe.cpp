@@ -232,16 +232,16 @@ std::vector<FlagInfo> common_flags(const Tool& tool) {
     f.push_back({"root", 0, Kind::Path, Role::Root, "DIR", "", 0, 0, "", "",
                  "resolve every path relative to DIR and refuse paths outside it; no "
                  "symbolic link below DIR is followed",
-                 false});
+                 false, false});
   bool doc = tool.output == Output::Document;
   f.push_back({"format", 0, Kind::Choice, Role::Format, "FORMAT", doc ? "json" : "ndjson", 0, 0,
                doc ? "json|text" : "ndjson|text", "",
                doc ? "json (one document) for a program, text for a person"
                    : "ndjson (one record a line, ending with an end record) for a program, "
                      "text for a person",
-               false});
-  f.push_back({"help", 'h', Kind::Bool, Role::None, "", "", 0, 0, "", "", "print this help", false});
-  f.push_back({"version", 0, Kind::Bool, Role::None, "", "", 0, 0, "", "", "print the version", false});
+               false, false});
+  f.push_back({"help", 'h', Kind::Bool, Role::None, "", "", 0, 0, "", "", "print this help", false, false});
+  f.push_back({"version", 0, Kind::Bool, Role::None, "", "", 0, 0, "", "", "print the version", false, false});
   return f;
 }
 
@@ -294,6 +294,7 @@ Json introspect(const Tool& tool, const Adapter& a) {
                            {"help", f.help}});
     j.set("choices", split(f.choices, '|'));
     j.set("excludes", split(f.excludes, ' '));
+    j.set("widens", f.widens);  // a repair never adds it
     flags.push(std::move(j));
     if (f.limit)
       limits.push(Json::object({{"flag", f.name}, {"default", f.fallback}, {"ceiling", f.ceiling}}));

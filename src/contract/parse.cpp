@@ -235,9 +235,13 @@ Parsed parse_once(const std::vector<std::string>& argv, const std::vector<FlagIn
       if (d == best_d && d <= 2) best.push_back(k);
     }
     bool consumes = false;
-    // --root is never suggested as a repair: a repair must not add or change the root.
+    // --root is never suggested as a repair: a repair must not add or change the root, nor
+    // add a flag that lets the call touch more (that one is named, not retried).
     if (best.size() == 1 && flags[best[0]].role == Role::Root) {
       e.hint = "did you mean --root?";
+    } else if (best.size() == 1 && flags[best[0]].widens) {
+      e.detail.set("nearest", dashed(flags[best[0]]));
+      e.hint = "did you mean " + dashed(flags[best[0]]) + "?";
     } else if (best.size() == 1) {
       const FlagInfo& f = flags[best[0]];
       e.detail.set("nearest", dashed(f));

@@ -58,6 +58,9 @@ struct Flag {
   std::string_view excludes = "";  // names of flags that cannot be given with this one
   std::string_view help = "";
   bool limit = false;              // listed among the tool's limits
+  // The call touches more with it than without (--create, --remove, --parents, --all,
+  // undo's --last): a repair never adds it, so a typo of it is told, not retried.
+  bool widens = false;
 };
 
 // The answer's byte budget, one row for every tool whose answer can grow (--max-bytes): an
@@ -172,6 +175,7 @@ struct FlagInfo {
   uint64_t ceiling, floor;
   std::string_view choices, excludes, help;
   bool limit;
+  bool widens;
 };
 
 struct OperandInfo {
@@ -186,7 +190,8 @@ struct OperandInfo {
 template <class A>
 constexpr FlagInfo info(const Flag<A>& f) {
   return {f.name,     f.short_name, f.kind,     f.role,     f.value_name, f.fallback,
-          f.ceiling, f.floor,      f.choices,  f.excludes, f.help,       f.limit};
+          f.ceiling, f.floor,      f.choices,  f.excludes, f.help,       f.limit,
+          f.widens};
 }
 template <class A>
 constexpr OperandInfo info(const Operand<A>& o) {

@@ -232,6 +232,22 @@ def introspect(tool: str) -> dict:
     return loads(p.stdout)
 
 
+_WIDENING: dict[str, set[bytes]] = {}
+
+
+def widening_flags(tool: str) -> set[bytes]:
+    """The flags of `tool` that let a call touch more (introspect's widens): a repair never
+    adds one."""
+    if tool not in _WIDENING:
+        _WIDENING[tool] = {b"--" + f["name"].encode() for f in introspect(tool)["flags"]
+                           if f.get("widens")}
+    return _WIDENING[tool]
+
+
+def _flag_tokens(argv) -> set[bytes]:
+    return {x.split(b"=", 1)[0] for x in argv if x.startswith(b"--")}
+
+
 def declared_rules(tool: str) -> dict[str, int]:
     return {r["rule"]: r["exit"] for r in introspect(tool)["rules"]}
 
@@ -543,6 +559,12 @@ def run(tool: str, *args, stdin=None, env: dict | None = None,
                     raise ContractViolation(f"retry by {other} widens the effects {wider}: {rargv!r}")
             if _root_of(by, rargv) != _root_of(tool, a):
                 raise ContractViolation(f"retry changes --root: {rargv!r} from {argv!r}")
+            # Nor adds a flag that lets the call touch more, nor takes away --dry-run.
+            added = (_flag_tokens(rargv[1:]) - _flag_tokens(a)) & widening_flags(by)
+            if added:
+                raise ContractViolation(f"retry adds {sorted(added)}: {rargv!r} from {argv!r}")
+            if b"--dry-run" in _flag_tokens(a) and b"--dry-run" not in _flag_tokens(rargv[1:]):
+                raise ContractViolation(f"retry drops --dry-run: {rargv!r} from {argv!r}")
             again = run(by, *rargv[1:], stdin=stdin, env=env, cwd=cwd, wrap=wrap,
                         timeout=timeout, _depth=_depth + 1)
             if e["rule"] in again.rules:

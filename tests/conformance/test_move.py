@@ -427,8 +427,12 @@ def test_reached_rules_equal_declared_rules(tree):
 
 def test_retry_repairs_were_executed_and_cleared(tree):
     before = len(tack.RETRIES)
-    r = M(tree, "--parnets", "plain.txt", "p/q.txt")
-    assert r.retried and r.retried[0].exit == 0 and read(tree.p("p/q.txt")) == tack.PLAIN
+    r = M(tree, "--no-jornal", "plain.txt", "q.txt")
+    assert r.retried and r.retried[0].exit == 0 and read(tree.p("q.txt")) == tack.PLAIN
+    # A typo of --parents is named, not retried: a repair never adds a flag that widens.
+    r = M(tree, "--parnets", "q.txt", "p/q.txt")
+    assert r.errors[0]["repair"] is None and r.errors[0]["detail"]["nearest"] == "--parents"
+    assert not os.path.exists(tree.p("p"))
     r = M(tree, "crlf.txt", "dir/./sub/../../dd.txt")
     assert r.retried[0].exit == 0 and r.retried[0].data["to"] == "dd.txt"
     r = M(tree, f"{tree.root}/mixed.txt", "abs.txt")

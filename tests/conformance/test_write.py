@@ -732,8 +732,13 @@ def test_reached_rules_equal_declared_rules(tree, small_fs):
 
 def test_retry_repairs_were_executed_and_cleared(tree):
     before = len(tack.RETRIES)
-    r = W(tree, "--creat", "--stdin", "u.txt", stdin=b"u\n")
+    r = W(tree, "--create", "--stdn", "u.txt", stdin=b"u\n")
     assert r.retried and r.retried[0].exit == 0 and read(tree.p("u.txt")) == b"u\n"
+    # A typo of --create is named, never retried: a repair does not add a flag that widens.
+    r = W(tree, "--creat", "--stdin", "u2.txt", stdin=b"u\n")
+    e = r.errors[0]
+    assert e["rule"] == "args.unknown-flag" and e["repair"] is None and not r.retried
+    assert e["detail"]["nearest"] == "--create" and not os.path.exists(tree.p("u2.txt"))
     r = W(tree, "--create", "--stdin", "dir/./sub/../../dd.txt", stdin=b"d\n")
     assert r.retried[0].exit == 0 and r.retried[0].data["path"] == "dd.txt"
     r = W(tree, "--create", "--stdin", f"{tree.root}/dir/abs.txt", stdin=b"a\n")

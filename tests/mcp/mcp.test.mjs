@@ -158,6 +158,12 @@ test("errors come as isError with the tool's rule; a retry repair runs again fro
   assert.ok(!JSON.stringify(r).includes("OUTSIDE-SECRET"));
   r = await client.callTool({ name: "peek", arguments: { paths: ["src/main.c"], root: "../outside" } });
   assert.equal(r.structuredContent.error.rule, "path.dotdot");
+  // a misspelt argument that would let the call touch more is named, never retried
+  r = await client.callTool({ name: "write", arguments: { stdin: "x", path: "n.txt", creat: true } });
+  assert.equal(r.structuredContent.error.rule, "args.unknown-flag");
+  assert.equal(r.structuredContent.error.detail.nearest, "create");
+  assert.equal(r.structuredContent.error.repair, null);
+  assert.ok(!fs.existsSync(path.join(root, "n.txt")));
   // an unknown tool is the protocol's error
   await assert.rejects(client.callTool({ name: "rm", arguments: {} }), /Unknown tool/);
   await client.close();
