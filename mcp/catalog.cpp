@@ -171,7 +171,8 @@ std::optional<std::string> describe_tool(const std::string& bin, std::string_vie
     p.flag = name;
     p.flag_kind = kind;
     p.hidden = std::find(offered.begin(), offered.end(), name) == offered.end();
-    if (const Json* w = f.get("widens"); w && w->type() == Json::Type::Bool) p.widens = w->as_bool();
+    if (const Json* w = f.get("widens"); w && w->type() == Json::Type::Bool)
+      p.widens = w->as_bool();
     if (const std::string* s = string_member(f, "short"); s && s->size() == 1) p.short_name = (*s)[0];
     Json schema = Json::object();
     if (name == "stdin" && kind == "bool") {
@@ -283,7 +284,8 @@ ArgumentError unknown_argument(const ToolEntry& tool, const std::string& key, co
     if (p.hidden || p.name.empty()) continue;
     names.push(p.name);
     size_t d = contract::edit_distance(key, p.name, 64);
-    if (d < best_d) best_d = d, best = p.name, tie = false, widens = p.widens;
+    if (d < best_d)
+      best_d = d, best = p.name, tie = false, widens = p.widens;
     else if (d == best_d) tie = true;
   }
   bool near = !best.empty() && !tie && best_d <= std::max<size_t>(2, key.size() / 3);
@@ -435,12 +437,13 @@ std::optional<Json> argv_to_arguments(const ToolEntry& tool, const std::vector<s
     Kind k = p.kind == Prop::Kind::Stdin ? Kind::Bool : kind_of(p.flag_kind);
     // Values are taken as text here: the tool itself checked them when it made the repair.
     if (k == Kind::Nat || k == Kind::Choice || k == Kind::Range) k = Kind::Text;
-    flags.push_back({p.flag, p.short_name, k, Role::None, k == Kind::Bool ? "" : "V", "", 0, 0, "", "", "-", false,
-                     p.widens});
+    flags.push_back({p.flag, p.short_name, k, Role::None, k == Kind::Bool ? "" : "V", "", 0, 0, "",
+                     "", "-", false, p.widens});
     by_flag.push_back(&p);
   }
   flags.push_back({"root", 0, Kind::Path, Role::Root, "DIR", "", 0, 0, "", "", "-", false, false});
-  flags.push_back({"format", 0, Kind::Text, Role::Format, "F", "", 0, 0, "", "", "-", false, false});
+  flags.push_back(
+      {"format", 0, Kind::Text, Role::Format, "F", "", 0, 0, "", "", "-", false, false});
   std::vector<contract::OperandInfo> operands;
   for (auto& o : tool.operands)
     operands.push_back({o.name, Role::PathRead, o.min, o.max, "-", false, o.unless});

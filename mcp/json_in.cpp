@@ -64,10 +64,17 @@ struct Converter {
         out = Json(std::string(s));
         return true;
       }
-      case od::json_type::number: out = number(tok); return true;
-      case od::json_type::boolean: out = Json(tok == "true"); return true;
-      case od::json_type::null: out = Json(); return true;
-      default: return false;
+      case od::json_type::number:
+        out = number(tok);
+        return true;
+      case od::json_type::boolean:
+        out = Json(tok == "true");
+        return true;
+      case od::json_type::null:
+        out = Json();
+        return true;
+      default:
+        return false;
     }
   }
 

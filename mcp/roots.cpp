@@ -99,10 +99,10 @@ std::optional<CallRoot> Roots::for_call(const Json& args, Json& refusal) {
         want = real(asked);
         if (!beneath(want, server_root_)) want = asked;
       } else {
-        refusal = contract::make_error(c.issue->rule,
-                                       "the root '" + contract::printable(asked) +
-                                           "': " + c.issue->message + ".",
-                                       Json::object({{"path", Json::bytes(asked)}}))
+        refusal = contract::make_error(
+                      c.issue->rule,
+                      "the root '" + contract::printable(asked) + "': " + c.issue->message + ".",
+                      Json::object({{"path", Json::bytes(asked)}}))
                       .to_json();
         return std::nullopt;
       }
@@ -120,8 +120,8 @@ std::optional<CallRoot> Roots::for_call(const Json& args, Json& refusal) {
                   Json::object({{"path", shown}, {"roots", std::move(listed)}}));
   }
   if (server_dir_.get() < 0)  // never opened: nothing is opened by name instead
-    return refuse("GENERAL_ERROR", "io.read-failed", "the server's root could not be opened.",
-                  "", Json::object({{"path", server_root_}}));
+    return refuse("GENERAL_ERROR", "io.read-failed", "the server's root could not be opened.", "",
+                  Json::object({{"path", server_root_}}));
   if (!given || given->type() == Json::Type::Null) shown = root;
   auto opened = os::open_read(server_dir_.get(), relative(root), os::Want::Directory, shown);
   if (auto* e = std::get_if<contract::Error>(&opened)) {

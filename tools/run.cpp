@@ -23,8 +23,8 @@
 #include "run/start.h"
 #include "runner/main.h"
 #include "text/json_escape.h"
-#include "tools/run.schema.h"
 #include "tools/render/render.h"
+#include "tools/run.schema.h"
 
 namespace {
 
@@ -134,9 +134,6 @@ constexpr contract::Rule kRules[] = {
     {"limit.timeout"},
     {"limit.output-too-large"},
 };
-
-
-
 
 constexpr contract::Example kExamples[] = {
     {"run --list", "the names of the programs this machine lets an agent run"},
@@ -266,8 +263,8 @@ Json run(const Args& a, contract::Context& ctx) {
   if (a.stdin_) {
     struct stat st {};
     const int mode = fcntl(0, F_GETFL);
-    const int err = fstat(0, &st) != 0 ? errno
-                    : S_ISDIR(st.st_mode) ? EISDIR
+    const int err = fstat(0, &st) != 0                            ? errno
+                    : S_ISDIR(st.st_mode)                         ? EISDIR
                     : mode >= 0 && (mode & O_ACCMODE) == O_WRONLY ? EBADF
                                                                   : 0;
     if (err) {

@@ -240,8 +240,10 @@ std::vector<FlagInfo> common_flags(const Tool& tool) {
                    : "ndjson (one record a line, ending with an end record) for a program, "
                      "text for a person",
                false, false});
-  f.push_back({"help", 'h', Kind::Bool, Role::None, "", "", 0, 0, "", "", "print this help", false, false});
-  f.push_back({"version", 0, Kind::Bool, Role::None, "", "", 0, 0, "", "", "print the version", false, false});
+  f.push_back(
+      {"help", 'h', Kind::Bool, Role::None, "", "", 0, 0, "", "", "print this help", false, false});
+  f.push_back({"version", 0, Kind::Bool, Role::None, "", "", 0, 0, "", "", "print the version",
+               false, false});
   return f;
 }
 

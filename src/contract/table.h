@@ -189,9 +189,8 @@ struct OperandInfo {
 
 template <class A>
 constexpr FlagInfo info(const Flag<A>& f) {
-  return {f.name,     f.short_name, f.kind,     f.role,     f.value_name, f.fallback,
-          f.ceiling, f.floor,      f.choices,  f.excludes, f.help,       f.limit,
-          f.widens};
+  return {f.name,  f.short_name, f.kind,     f.role, f.value_name, f.fallback, f.ceiling,
+          f.floor, f.choices,    f.excludes, f.help, f.limit,      f.widens};
 }
 template <class A>
 constexpr OperandInfo info(const Operand<A>& o) {

@@ -42,8 +42,8 @@ std::string encode(const std::vector<std::string>& argv, int root_dir);
 
 struct Received {
   std::vector<std::string> argv;
-  int root_dir = -1;    // the call's root, opened here; -1 when the message named none
-  int root_errno = 0;   // it named one and that open failed with this: the call must not run
+  int root_dir = -1;   // the call's root, opened here; -1 when the message named none
+  int root_errno = 0;  // it named one and that open failed with this: the call must not run
 };
 
 // The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is

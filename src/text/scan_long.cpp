@@ -58,7 +58,8 @@ void Scanner::long_line() {
       le = nl ? off_of(nl) : end();
       if (!done) {
         uint64_t se = le;
-        if (nl && se > next && crlf() && *at(se - 1) == '\r') --se;  // the '\r' of a line ending only
+        if (nl && se > next && crlf() && *at(se - 1) == '\r')
+          --se;                              // the '\r' of a line ending only
         if (se >= next) look(se, se, true);  // (an empty needle can match at the very end)
       }
       break;

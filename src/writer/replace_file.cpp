@@ -43,7 +43,8 @@ bool could_recreate(std::string_view old_raw, std::string_view new_raw) {
   if (new_raw.empty() || old_raw.size() < 2) return new_raw.empty();
   if (new_raw.size() < old_raw.size() && old_raw.find(new_raw) != std::string_view::npos)
     return true;
-  const std::string old_rev(old_raw.rbegin(), old_raw.rend()), new_rev(new_raw.rbegin(), new_raw.rend());
+  const std::string old_rev(old_raw.rbegin(), old_raw.rend()),
+      new_rev(new_raw.rbegin(), new_raw.rend());
   return border_at_end(old_raw, new_raw) > 0 || border_at_end(old_rev, new_rev) > 0;
 }
 
@@ -220,8 +221,7 @@ Outcome run_batch(const ReplaceJob& a, const contract::Context& ctx, const os::P
   opt.max_lines = a.max_diff_lines;
   opt.max_bytes = a.max_diff_bytes;
   Replaced out = replaced(changed, done.already || repeat, repeat ? 0 : done.replacements, before,
-                          after, text.size(),
-                          text::diff_lines(old.view(), text, opt));
+                          after, text.size(), text::diff_lines(old.view(), text, opt));
   if (a.dry_run || !changed) return out;
   auto made = os::TempFile::create(place, replacing(file.st));
   if (auto* err = std::get_if<contract::Error>(&made)) return fail(std::move(*err));

@@ -69,9 +69,10 @@ constexpr contract::Flag<A> no_journal() {
   return {.name = "no-journal",
           .kind = contract::Kind::Bool,
           .bind = &A::no_journal,
-          .help = "make the change without recording it in .tack/journal (undo cannot take it "
-                  "back); without --root a change outside the working directory is never "
-                  "recorded (journal: null)"};
+          .help =
+              "make the change without recording it in .tack/journal (undo cannot take it "
+              "back); without --root a change outside the working directory is never "
+              "recorded (journal: null)"};
 }
 
 template <class A>

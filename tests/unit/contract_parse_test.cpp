@@ -236,7 +236,8 @@ TEST(ContractParse, UnknownLongFlagBeyondDistanceTwoAloneHasNoRetry) {
 TEST(ContractParse, ATypoOfAFlagThatWidensIsToldNotRetried) {
   // A repair never adds a flag that lets the call touch more (--create and its kind).
   std::vector<contract::FlagInfo> fl = {contract::info(kFlags[kIgnoreCase])};
-  fl.push_back({"create", 0, Kind::Bool, contract::Role::None, "", "", 0, 0, "", "", "h", false, true});
+  fl.push_back(
+      {"create", 0, Kind::Bool, contract::Role::None, "", "", 0, 0, "", "", "h", false, true});
   Parsed p = contract::parse_argv({"t", "--creat", "pat"}, fl, operands());
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
   EXPECT_EQ(p.errors[0].repair.kind, Repair::Kind::Null);
@@ -250,7 +251,8 @@ TEST(ContractParse, UnknownShortFlagInClusterGetsNoWholeTokenRetry) {
   // retry replacing the whole cluster "-iaw" by "--ab" would silently drop -i and -w.
   std::vector<contract::FlagInfo> fl = {contract::info(kFlags[kIgnoreCase]),
                                         contract::info(kFlags[kWord])};
-  fl.push_back({"ab", 0, Kind::Bool, contract::Role::None, "", "", 0, 0, "", "", "h", false, false});
+  fl.push_back(
+      {"ab", 0, Kind::Bool, contract::Role::None, "", "", 0, 0, "", "", "h", false, false});
   Parsed p = contract::parse_argv({"t", "-iaw", "pat"}, fl, operands());
   ASSERT_EQ(rules(p), std::vector<std::string>{"args.unknown-flag"}) << errors_dump(p);
   ASSERT_NE(p.errors[0].detail.get("flag"), nullptr);

@@ -306,21 +306,19 @@ TEST(SeekPage, TheFirstRecordGoesInWhateverItsSize) {
 // An error is "error:PATH" (its detail's path).
 std::vector<std::string> written(seek::Tail& t, seek::Tail::Shown* shown = nullptr) {
   std::vector<std::string> out;
-  seek::Tail::Shown s = t.write([&](const std::string& b) { out.push_back(b); },
-                                [&](const seek::Tail::File& f, uint64_t n) {
-                                  out.push_back(f.path + ":" + std::to_string(n));
-                                },
-                                [&](contract::Error e) {
-                                  out.push_back("error:" + e.detail.get("path")->str());
-                                });
+  seek::Tail::Shown s =
+      t.write([&](const std::string& b) { out.push_back(b); },
+              [&](const seek::Tail::File& f, uint64_t n) {
+                out.push_back(f.path + ":" + std::to_string(n));
+              },
+              [&](contract::Error e) { out.push_back("error:" + e.detail.get("path")->str()); });
   if (shown) *shown = s;
   return out;
 }
 
 TEST(SeekTail, ErrorsComeInWalkOrderAmongTheRecordsShownOrNot) {
   auto err = [](const char* path) {
-    return contract::make_error("io.not-found", "gone",
-                                contract::Json::object({{"path", path}}));
+    return contract::make_error("io.not-found", "gone", contract::Json::object({{"path", path}}));
   };
   seek::Tail t(2, 1 << 20, 0);
   t.error(0, err("e0"));  // before every match: first

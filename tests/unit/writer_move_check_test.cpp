@@ -34,8 +34,10 @@ TEST_F(WriterMoveCheck, TombstoneBesideThePath) {
   EXPECT_EQ(tomb("file.txt", hex), ".file.txt.removed-" + hex.substr(0, 8));
   EXPECT_EQ(tomb("dir/x", hex), "dir/.x.removed-" + hex.substr(0, 8));
   // A name too long to keep whole in a tombstone is cut: the tombstone is 255 bytes.
-  EXPECT_EQ(tomb(std::string(237, 'n'), hex), "." + std::string(237, 'n') + ".removed-" + hex.substr(0, 8));
-  EXPECT_EQ(tomb(std::string(255, 'n'), hex), "." + std::string(237, 'n') + ".removed-" + hex.substr(0, 8));
+  EXPECT_EQ(tomb(std::string(237, 'n'), hex),
+            "." + std::string(237, 'n') + ".removed-" + hex.substr(0, 8));
+  EXPECT_EQ(tomb(std::string(255, 'n'), hex),
+            "." + std::string(237, 'n') + ".removed-" + hex.substr(0, 8));
 }
 
 TEST_F(WriterMoveCheck, SourceAndDestination) {

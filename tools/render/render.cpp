@@ -207,8 +207,10 @@ void jsonq(const Json& data, std::string& out, const Drain&) {
   const Json *v = get(data, "value"), *n = get(data, "length"), *e = get(data, "exists");
   // The value as the document wrote it (the tool's own answer holds its bytes); read back from
   // an answer (tack-mcp's content), as JSON again.
-  out += v ? (v->type() == Json::Type::Raw ? v->str() : v->dump()) : n ? std::to_string(n->as_uint()) : e ? (e->as_bool() ? "true" : "false")
-                                                         : str(data, "kind");
+  out += v   ? (v->type() == Json::Type::Raw ? v->str() : v->dump())
+         : n ? std::to_string(n->as_uint())
+         : e ? (e->as_bool() ? "true" : "false")
+             : str(data, "kind");
   out += '\n';
 }
 
