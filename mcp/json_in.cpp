@@ -1,7 +1,7 @@
 // json_in.cpp — simdjson's On-Demand API turned into contract::Json (members in document
-// order), checked as jsonq checks a document (text/json_check.cpp): On-Demand checks
-// structure and UTF-8; number grammar, literals and escapes are checked here on the raw
-// tokens.
+// order). On-Demand checks structure and UTF-8, and escapes as each string and key is read
+// (every one is); the number grammar and the literals, which it leaves to whoever asks, are
+// checked here on the raw tokens.
 #include "mcp/json_in.h"
 
 #include <simdjson.h>
@@ -24,11 +24,6 @@ constexpr size_t kMaxDepth = 1100;
 
 struct Converter {
   std::string_view doc;
-
-  bool checked(std::string_view tok) const {
-    return text::json_scalar(doc, static_cast<size_t>(tok.data() - doc.data()),
-                             text::trim_json_space(tok).size());
-  }
 
   // A number as an integer where one holds it exactly, else its own text: a value past 64
   // bits, a fraction, an exponent or -0 reaches the answer as it was written.
@@ -55,22 +50,24 @@ struct Converter {
     } else {
       tok = v.raw_json_token();
     }
-    if (!checked(tok)) return false;
     tok = text::trim_json_space(tok);
     switch (t) {
-      case od::json_type::string: {
+      case od::json_type::string: {  // its escapes checked as it is read (UTF-8 in stage 1)
         std::string_view s;
         if (v.get_string().get(s)) return false;
         out = Json(std::string(s));
         return true;
       }
       case od::json_type::number:
+        if (!text::json_number(tok)) return false;
         out = number(tok);
         return true;
       case od::json_type::boolean:
+        if (tok != "true" && tok != "false") return false;
         out = Json(tok == "true");
         return true;
       case od::json_type::null:
+        if (tok != "null") return false;
         out = Json();
         return true;
       default:
@@ -101,11 +98,9 @@ struct Converter {
     for (auto f : obj) {
       od::field field;
       if (std::move(f).get(field)) return false;
-      const size_t at = static_cast<size_t>(field.key().raw() - doc.data());
-      std::string_view key;
+      std::string_view key;  // its escapes checked as it is read
       Json member;
-      if (!text::scan_json_string(doc, at, false).ok || field.unescaped_key().get(key))
-        return false;
+      if (field.unescaped_key().get(key)) return false;
       std::string name(key);
       if (!value(field.value(), depth + 1, member)) return false;
       out.set(std::move(name), std::move(member));

@@ -7,6 +7,7 @@
 #include "runner/main.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -197,14 +198,8 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   };
   if (!errors.empty()) return fail_all();
 
-  os::Fd root_fd(received.root_dir);  // tack-mcp's call: the directory it opened (waiting.h)
-  if (received.root_errno) {
-    errors.push_back(os::errno_error(received.root_errno, ctx.root_, "open"));
-    return fail_all();
-  }
-  if (!ctx.root_.empty() && root_fd.get() >= 0) {
-    ctx.root_fd_ = root_fd.get();
-  } else if (!ctx.root_.empty()) {
+  os::Fd root_fd;
+  if (!ctx.root_.empty()) {
     auto r = os::open_root(ctx.root_);
     if (auto* e = std::get_if<Error>(&r)) {
       errors.push_back(std::move(*e));
@@ -212,6 +207,19 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
     }
     root_fd = std::move(std::get<os::Fd>(r));
     ctx.root_fd_ = root_fd.get();
+    // tack-mcp's call: the root must be the directory the server opened (waiting.h).
+    struct stat st {};
+    if (received.root_ino != 0 &&
+        (fstat(root_fd.get(), &st) != 0 || st.st_dev != received.root_dev ||
+         st.st_ino != received.root_ino)) {
+      errors.push_back(make_error(
+          "path.symlink",
+          "the root '" + printable(ctx.root_) +
+              "' no longer leads to the directory the server opened for this call (a link or "
+              "another directory was put in its way); nothing was done.",
+          Json::object({{"path", Json::bytes(ctx.root_)}})));
+      return fail_all();
+    }
   }
 
   // The tool's authority is fixed before any input is opened.

@@ -1,8 +1,8 @@
 // waiting.cpp — see waiting.h.
 #include "runner/waiting.h"
 
-#include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -59,9 +59,14 @@ std::string encode(const std::vector<std::string>& argv, int root_dir) {
     body += '\0';
   }
   uint32_t n = static_cast<uint32_t>(body.size());
-  int32_t dir = root_dir;
+  uint64_t id[2] = {0, 0};
+  struct stat st {};
+  if (root_dir >= 0 && fstat(root_dir, &st) == 0) {
+    id[0] = st.st_dev;
+    id[1] = st.st_ino;
+  }
   std::string msg(reinterpret_cast<const char*>(&n), sizeof n);
-  msg.append(reinterpret_cast<const char*>(&dir), sizeof dir);
+  msg.append(reinterpret_cast<const char*>(id), sizeof id);
   return msg + body;
 }
 
@@ -75,25 +80,18 @@ bool receive(const Tool& tool, int argc, char** argv, Received& out) {
   // loads it after parsing, or says why it could not.
   os::apply_seccomp_ahead(tool);
   uint32_t n = 0;
-  int32_t dir = -1;
+  uint64_t id[2] = {0, 0};
   if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage ||
-      !read_exact(reinterpret_cast<char*>(&dir), sizeof dir))
+      !read_exact(reinterpret_cast<char*>(id), sizeof id))
     std::_Exit(0);
+  out.root_dev = id[0];
+  out.root_ino = id[1];
   std::string body(n, '\0');
   if (!read_exact(body.data(), n) || body.back() != '\0') std::_Exit(0);
   for (size_t k = 0; k < body.size();) {
     size_t e = body.find('\0', k);
     out.argv.emplace_back(body, k, e - k);
     k = e + 1;
-  }
-  if (dir >= 0) {
-    // Still open in the server, which waits for this call's answer.
-    const std::string held = "/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(dir);
-    int fd;
-    do fd = open(held.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    out.root_dir = fd;
-    out.root_errno = fd < 0 ? errno : 0;
   }
   return true;
 }

@@ -15,14 +15,14 @@
 // what any name outside the table is: args.unknown-flag. The mode grants nothing a command
 // line does not: the argv it reads is parsed and confined like any other.
 //
-// The message: a 4-byte length (host order), a 4-byte descriptor number, then the argv
-// strings, each ended by a NUL. Read with exact-sized reads, so the bytes after it on standard
-// input are the tool's own stdin. The number (-1: none) is a descriptor of the server's: the
-// call's root, which the server opened beneath its own root following no link and holds open
-// until the call is answered. The tool opens that very directory (/proc/PARENT/fd/N, a link
-// to the open directory, not to its name) and works in it; --root in the argv is its spelling,
-// for the lexical checks and the answers. A name swapped for a link after the server opened it
-// changes nothing.
+// The message: a 4-byte length (host order), the call's root as an 8-byte device and an 8-byte
+// inode number (both 0: none), then the argv strings, each ended by a NUL. Read with
+// exact-sized reads, so the bytes after it on standard input are the tool's own stdin. The
+// root is the directory the server opened beneath its own root following no link, and holds
+// open until the call is answered (so its inode is not another's meanwhile). The tool opens
+// --root as any invocation does, and works in it only if it is that very directory: a name
+// swapped for a link (or another directory) after the server opened it is refused, on the
+// descriptor the tool then works from, so no later swap can lead it elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -36,14 +36,13 @@ namespace contract::waiting {
 inline constexpr const char* kFlag = "--tack-mcp-waiting";
 inline constexpr uint32_t kMaxMessage = 16u << 20;  // the server's largest message, and more
 
-// The message that hands `argv` (argv[0] first) and the server's descriptor `root_dir` of the
-// call's root (-1: none) to a waiting tool.
+// The message that hands `argv` (argv[0] first) and the call's root (`root_dir`, the
+// server's open descriptor of it; -1: none) to a waiting tool.
 std::string encode(const std::vector<std::string>& argv, int root_dir);
 
 struct Received {
   std::vector<std::string> argv;
-  int root_dir = -1;   // the call's root, opened here; -1 when the message named none
-  int root_errno = 0;  // it named one and that open failed with this: the call must not run
+  uint64_t root_dev = 0, root_ino = 0;  // the directory --root must open to; 0, 0: any
 };
 
 // The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is
