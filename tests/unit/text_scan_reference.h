@@ -68,7 +68,9 @@ inline Ref reference(const std::string& file, const text::Matcher& m, const text
     std::string s = lines[i];
     uint64_t off = offs[i];
     if (i == 0 && bom) s = s.substr(3), off += 3;
-    if (crlf && !s.empty() && s.back() == '\r') s.pop_back();
+    // Only a '\r' before '\n' is a line ending: an unterminated last line keeps its '\r'.
+    const bool terminated = offs[i] + lines[i].size() < file.size();
+    if (crlf && terminated && !s.empty() && s.back() == '\r') s.pop_back();
     shown_off[i] = off;
     shown_len[i] = s.size();
     too_long[i] = lines[i].size() > o.max_line;
