@@ -1,4 +1,4 @@
-// fuzz-sources: mcp/catalog.cpp mcp/json_in.cpp src/contract/json.cpp src/contract/parse.cpp src/contract/error.cpp src/contract/describe.cpp
+// fuzz-sources: mcp/catalog.cpp mcp/json_in.cpp src/contract/json.cpp src/contract/parse.cpp src/contract/error.cpp src/contract/describe.cpp src/text/json_bytes.cpp
 // fuzz-libs: -lsimdjson
 // fuzz-options: -max_len=65536
 // libFuzzer target: tack-mcp's mapping of a call's `arguments` onto a tool's argv, for every

@@ -1,4 +1,4 @@
-// fuzz-sources: mcp/json_in.cpp mcp/answer.cpp src/contract/json.cpp
+// fuzz-sources: mcp/json_in.cpp mcp/answer.cpp src/contract/json.cpp src/text/json_bytes.cpp
 // fuzz-libs: -lsimdjson
 // fuzz-options: -max_len=65536
 // libFuzzer target: tack-mcp's reading of its client, from bytes to messages. The input is cut
