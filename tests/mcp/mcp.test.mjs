@@ -337,6 +337,37 @@ function rawSession(root, lines, { closeAfterMs = 1500 } = {}) {
   });
 }
 
+test("a client that offers roots and never answers roots/list is waited for once, not at every call", async () => {
+  const { root } = tree();
+  const p = spawn(SERVER, ["--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+  let buf = "";
+  const waiting = new Map();
+  p.stdout.on("data", (d) => {
+    buf += d;
+    for (let nl; (nl = buf.indexOf("\n")) >= 0; buf = buf.slice(nl + 1)) {
+      const m = JSON.parse(buf.slice(0, nl));
+      if (waiting.has(m.id)) waiting.get(m.id)(m);
+    }
+  });
+  const call = (id, msg) => new Promise((resolve) => {
+    waiting.set(id, resolve);
+    p.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, ...msg }) + "\n");
+  });
+  await call(0, { method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: { roots: {} }, clientInfo: { name: "x", version: "1" } } });
+  p.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');  // roots/list: never answered
+  const timed = async (id) => {
+    const t0 = Date.now();
+    const r = await call(id, { method: "tools/call", params: { name: "peek", arguments: { paths: ["README.md"], lines: "1" } } });
+    assert.equal(r.result.isError, false);
+    return Date.now() - t0;
+  };
+  const first = await timed(1), second = await timed(2), third = await timed(3);
+  assert.ok(first >= 4000, `the first call waits for the roots: ${first} ms`);
+  assert.ok(second < 2000 && third < 2000, `later calls do not: ${second}, ${third} ms`);
+  p.stdin.end();
+  await new Promise((resolve) => p.on("exit", resolve));
+});
+
 test("malformed messages, unknown methods and oversized lines get JSON-RPC errors; EOF ends cleanly", async () => {
   const { root } = tree();
   const big = '{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + "a".repeat(9 << 20) + '"}}\n';
