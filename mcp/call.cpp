@@ -52,8 +52,8 @@ Json refusal(const Options& opt, const ToolEntry& t, const Json& err) {
 }
 
 Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
-               const std::string& root, int root_dir, const std::atomic<bool>* cancel,
-               Waiting& ending) {
+               const std::string& root, contract::waiting::RootId root_id,
+               const std::atomic<bool>* cancel, Waiting& ending) {
   std::string stdin_data;
   std::optional<ArgumentError> bad;
   std::vector<std::string> argv = build_argv(t, arguments, root, stdin_data, bad);
@@ -86,7 +86,7 @@ Json call_tool(const CallEnv& env, const ToolEntry& t, const Json& arguments,
     w = env.pool.take(t.bin, spawn_error);
     if (w.pid < 0)
       return text_result("tack-mcp: " + t.name + " could not start: " + spawn_error, true);
-    c = run_child(w, argv, root_dir, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel,
+    c = run_child(w, argv, root_id, stdin_data, env.opt.timeout_ms, env.opt.max_output, cancel,
                   whole);
   }
   if (c.never_started)

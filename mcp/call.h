@@ -12,6 +12,7 @@
 #include "mcp/catalog.h"
 #include "mcp/options.h"
 #include "mcp/pool.h"
+#include "runner/waiting.h"
 
 namespace mcp {
 
@@ -21,13 +22,13 @@ struct CallEnv {
   Pool& pool;
 };
 
-// The result of calling `t` with `arguments` beneath `root` (the directory `root_dir`, open:
-// the tool works in it, -1 for a tool without a root); `cancel` ends its process. A process
+// The result of calling `t` with `arguments` beneath `root` (the directory `root_id`: the tool
+// works only in it; none for a tool without a root); `cancel` ends its process. A process
 // whose answer was whole before it ended is left in `ending`, for the caller to discard once
 // the answer is sent.
 contract::Json call_tool(const CallEnv& env, const ToolEntry& t, const contract::Json& arguments,
-                         const std::string& root, int root_dir, const std::atomic<bool>* cancel,
-                         Waiting& ending);
+                         const std::string& root, contract::waiting::RootId root_id,
+                         const std::atomic<bool>* cancel, Waiting& ending);
 
 // A tagged error the server finds itself (a root outside the client's, an argument no
 // property has), answered in the tool's own shape.

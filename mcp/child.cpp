@@ -41,12 +41,13 @@ bool answer_whole(const std::string& out, Whole whole) {
   return std::string_view(out).substr(last).starts_with("{\"type\":\"end\",");
 }
 
-ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, int root_dir,
-                      const std::string& stdin_data, uint64_t timeout_ms, size_t max_output,
-                      const std::atomic<bool>* cancel, Whole whole) {
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
+                      contract::waiting::RootId root_id, const std::string& stdin_data,
+                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel,
+                      Whole whole) {
   ChildResult r;
   // The argv goes first on its standard input, then the call's own stdin (waiting.h).
-  const std::string feed = contract::waiting::encode(argv, root_dir) + stdin_data;
+  const std::string feed = contract::waiting::encode(argv, root_id) + stdin_data;
   const pid_t pid = w.pid;
   int &fin = w.in, &fout = w.out, &ferr = w.err;
   fcntl(fin, F_SETFL, O_NONBLOCK);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mcp/pool.h"
+#include "runner/waiting.h"
 
 namespace mcp {
 
@@ -36,8 +37,9 @@ enum class Whole { AtExit, Document, Stream };
 // Hands `w` its argv and stdin and supervises it: to its end, when `w` is reaped and closed
 // (pid -1), or, with whole_early, until its answer is whole, `w` left for the caller to
 // discard once the answer is sent.
-ChildResult run_child(Waiting& w, const std::vector<std::string>& argv, int root_dir,
-                      const std::string& stdin_data, uint64_t timeout_ms, size_t max_output,
-                      const std::atomic<bool>* cancel, Whole whole);
+ChildResult run_child(Waiting& w, const std::vector<std::string>& argv,
+                      contract::waiting::RootId root_id, const std::string& stdin_data,
+                      uint64_t timeout_ms, size_t max_output, const std::atomic<bool>* cancel,
+                      Whole whole);
 
 }  // namespace mcp

@@ -90,9 +90,10 @@ std::optional<CallRoot> Roots::for_call(const Json& args, Json& refusal) {
     } else {
       // Lexical first (`..`, NUL, length), as a tool checks its operands; an absolute spelling
       // beneath the root is taken as its relative one.
-      os::CheckedPath c = os::check_path(server_root_, asked);
-      if (!c.issue || (c.issue->rule == "path.absolute" && c.issue->replacement)) {
-        want = os::join(server_root_, c.issue ? *c.issue->replacement : c.path);
+      std::optional<std::string> rel = os::beneath_form(server_root_, asked);
+      os::CheckedPath c = rel ? os::CheckedPath{} : os::check_path(server_root_, asked);
+      if (rel) {
+        want = *rel == "." ? server_root_ : os::join(server_root_, *rel);
       } else if (c.issue->rule == "path.outside-root" && asked[0] == '/') {
         // Another spelling of a directory beneath the root (a link above it, the operator's
         // own spelling of --root): where it really is, if that is beneath.
@@ -128,7 +129,10 @@ std::optional<CallRoot> Roots::for_call(const Json& args, Json& refusal) {
     refusal = e->to_json();
     return std::nullopt;
   }
-  return CallRoot{root, std::move(std::get<os::Opened>(opened).fd)};
+  os::Opened& o = std::get<os::Opened>(opened);
+  return CallRoot{root,
+                  std::move(o.fd),
+                  {static_cast<uint64_t>(o.st.st_dev), static_cast<uint64_t>(o.st.st_ino)}};
 }
 
 }  // namespace mcp

@@ -5,9 +5,9 @@
 //
 // Beneath the operator's root no link is followed, as a tool follows none beneath its own:
 // each call's root is opened from the server's open root (openat2, no link, not above it),
-// and the tool works in that very directory (handed over with its argv, runner/waiting.h),
-// not in whatever its name leads to by the time the tool starts. A directory swapped for a
-// link, before the call or during it, is refused or not reached.
+// and the tool works only in that very directory (its device and inode go with the argv,
+// runner/waiting.h), not in whatever its name leads to by the time the tool starts. A
+// directory swapped for a link, before the call or during it, is refused.
 #pragma once
 
 #include <condition_variable>
@@ -18,6 +18,7 @@
 
 #include "contract/json.h"
 #include "os/open.h"
+#include "runner/waiting.h"
 
 namespace mcp {
 
@@ -25,7 +26,8 @@ namespace mcp {
 // the directory itself.
 struct CallRoot {
   std::string path;
-  os::Fd dir;
+  os::Fd dir;                    // held open for the call, so its inode stays its own
+  contract::waiting::RootId id;  // what the tool checks its root against
 };
 
 class Roots {

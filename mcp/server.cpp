@@ -240,16 +240,16 @@ std::optional<Job> Server::handle(const Json& msg) {
 
 Json Server::call(const Job& job, Waiting& ending) {
   const ToolEntry& t = *job.tool;
-  CallRoot root{opt_.root, os::Fd()};
+  CallRoot root{opt_.root, os::Fd(), {}};
   if (t.takes_root) {
     Json refused;
     auto r = roots_.for_call(job.arguments, refused);
     if (!r) return refusal(opt_, t, refused);
     root = std::move(*r);
   }
-  // The directory stays open here until the call is answered: the tool opens it from this
-  // process's descriptor (runner/waiting.h).
-  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root.path, root.dir.get(),
+  // The directory stays open here until the call is answered, and the tool works only in it
+  // (runner/waiting.h).
+  return call_tool(CallEnv{opt_, tools(), pool_}, t, job.arguments, root.path, root.id,
                    job.cancel.get(), ending);
 }
 

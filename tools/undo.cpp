@@ -153,18 +153,10 @@ void check(const Args& a, std::vector<contract::Error>& errs, const contract::Co
     bool fixable = true;
     const size_t first = errs.size();
     for (size_t k = 0; k < a.targets.size(); ++k) {
-      os::CheckedPath c = os::check_path(ctx.root().empty() ? "" : ctx.root_abs(), a.targets[k]);
-      if (!c.issue) continue;
-      contract::Error e = contract::make_error(c.issue->rule, c.issue->message,
-                                               Json::object({{"path", Json::bytes(a.targets[k])}}));
-      const size_t token = ctx.operand_token(k);
-      if (c.issue->replacement && token < fixed.size()) {
-        e.detail.set("suggested", Json::bytes(*c.issue->replacement));
-        fixed[token] = *c.issue->replacement;
-      } else {
-        fixable = false;
-      }
-      errs.push_back(std::move(e));
+      std::string path = a.targets[k];
+      if (auto e = contract::check_path_arg(ctx.root_abs(), path, ctx.operand_token(k), "", fixed,
+                                            fixable))
+        errs.push_back(std::move(*e));
     }
     if (fixable)
       for (size_t i = first; i < errs.size(); ++i) errs[i].repair = contract::Repair::retry(fixed);

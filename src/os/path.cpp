@@ -161,4 +161,11 @@ CheckedPath check_path(std::string_view root_abs, std::string_view path) {
   return CheckedPath{normalize(path, false), std::nullopt};
 }
 
+std::optional<std::string> beneath_form(std::string_view root_abs, std::string_view path) {
+  CheckedPath c = check_path(root_abs, path);
+  if (!c.issue) return std::move(c.path);
+  if (c.issue->rule == "path.absolute" && c.issue->replacement) return *c.issue->replacement;
+  return std::nullopt;
+}
+
 }  // namespace os

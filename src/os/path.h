@@ -45,4 +45,8 @@ std::string absolute_root(std::string_view root);
 // (normalized only for `//`, `.` and a trailing `/`).
 CheckedPath check_path(std::string_view root_abs, std::string_view path);
 
+// The relative normal form of `path` when it lies lexically beneath `root_abs` (relative,
+// without a `..` that leaves it, or absolute under it); nothing otherwise.
+std::optional<std::string> beneath_form(std::string_view root_abs, std::string_view path);
+
 }  // namespace os

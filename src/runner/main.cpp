@@ -88,6 +88,28 @@ int write_plain(const Tool& tool, Context& ctx, Out& out, std::string text) {
 
 }  // namespace
 
+std::optional<Error> check_path_arg(std::string_view root_abs, std::string& value, size_t token,
+                                    std::string_view prefix, std::vector<std::string>& fixed_argv,
+                                    bool& all_fixable) {
+  auto c = os::check_path(root_abs, value);
+  if (!c.issue) {
+    value = c.path;
+    return std::nullopt;
+  }
+  Error e =
+      make_error(c.issue->rule, c.issue->message, Json::object({{"path", Json::bytes(value)}}));
+  if (c.issue->replacement) {
+    e.detail.set("suggested", Json::bytes(*c.issue->replacement));
+    // A name that starts with '-' is spelled ./-name, so the retry cannot read it as a flag.
+    std::string spelled = *c.issue->replacement;
+    if (prefix.empty() && spelled.starts_with("-")) spelled = "./" + spelled;
+    if (token < fixed_argv.size()) fixed_argv[token] = std::string(prefix) + spelled;
+  } else {
+    all_fixable = false;
+  }
+  return e;
+}
+
 int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   // A closed pipe must surface as EPIPE on write, never as a silent death by signal.
   signal(SIGPIPE, SIG_IGN);
@@ -141,23 +163,9 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
   std::vector<size_t> path_errors;
   bool all_fixable = true;
   auto check = [&](std::string& value, size_t token, std::string_view prefix) {
-    auto c = os::check_path(ctx.root_abs_, value);
-    if (c.issue) {
-      Error e = make_error(c.issue->rule, c.issue->message,
-                           Json::object({{"path", Json::bytes(value)}}));
-      if (c.issue->replacement) {
-        e.detail.set("suggested", Json::bytes(*c.issue->replacement));
-        // A name that starts with '-' is spelled ./-name, so the retry cannot read it as a flag.
-        std::string spelled = *c.issue->replacement;
-        if (prefix.empty() && spelled.starts_with("-")) spelled = "./" + spelled;
-        if (token < fixed_argv.size()) fixed_argv[token] = std::string(prefix) + spelled;
-      } else {
-        all_fixable = false;
-      }
+    if (auto e = check_path_arg(ctx.root_abs_, value, token, prefix, fixed_argv, all_fixable)) {
       path_errors.push_back(errors.size());
-      errors.push_back(std::move(e));
-    } else {
-      value = c.path;
+      errors.push_back(std::move(*e));
     }
   };
   for (auto& [idx, v] : p.values) {
@@ -209,9 +217,9 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
     ctx.root_fd_ = root_fd.get();
     // tack-mcp's call: the root must be the directory the server opened (waiting.h).
     struct stat st {};
-    if (received.root_ino != 0 &&
-        (fstat(root_fd.get(), &st) != 0 || st.st_dev != received.root_dev ||
-         st.st_ino != received.root_ino)) {
+    if (received.root.ino != 0 &&
+        (fstat(root_fd.get(), &st) != 0 || st.st_dev != received.root.dev ||
+         st.st_ino != received.root.ino)) {
       errors.push_back(make_error(
           "path.symlink",
           "the root '" + printable(ctx.root_) +
@@ -238,12 +246,9 @@ int run_main(const Tool& tool, Adapter& ad, int argc, char** argv) {
                                       [](const FlagInfo& f) { return f.name == "no-journal"; });
     if (journals && !ctx.given("no-journal")) {
       const std::string here = os::absolute_root(".");
-      for (auto& op : p.operands) {
-        if (ad.operands[op.spec].role != Role::PathWrite) continue;
-        auto c = os::check_path(here, op.value);
-        if (c.issue && !(c.issue->rule == "path.absolute" && c.issue->replacement))
+      for (auto& op : p.operands)
+        if (ad.operands[op.spec].role == Role::PathWrite && !os::beneath_form(here, op.value))
           ctx.journal_outside_ = true;
-      }
       if (!ctx.journal_outside_) write_dirs.push_back(".");
     }
   }

@@ -25,6 +25,14 @@ namespace contract {
 
 int run_main(const Tool& tool, Adapter& adapter, int argc, char** argv);
 
+// A path argument checked against the root (os::check_path) as every tool checks its path
+// operands and flags: the tagged error, with the right spelling (detail.suggested) put in
+// `fixed_argv` at `token`, after `prefix` (a flag's "--name="), where there is one, else
+// `all_fixable` set false; no error: `value` becomes its normal form.
+std::optional<Error> check_path_arg(std::string_view root_abs, std::string& value, size_t token,
+                                    std::string_view prefix, std::vector<std::string>& fixed_argv,
+                                    bool& all_fixable);
+
 template <class A>
 struct Spec {
   const Tool& tool;

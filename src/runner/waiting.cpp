@@ -2,7 +2,6 @@
 #include "runner/waiting.h"
 
 #include <limits.h>
-#include <sys/stat.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -52,19 +51,14 @@ bool read_exact(char* p, size_t n) {
 
 }  // namespace
 
-std::string encode(const std::vector<std::string>& argv, int root_dir) {
+std::string encode(const std::vector<std::string>& argv, RootId root) {
   std::string body;
   for (auto& a : argv) {
     body += a;
     body += '\0';
   }
   uint32_t n = static_cast<uint32_t>(body.size());
-  uint64_t id[2] = {0, 0};
-  struct stat st {};
-  if (root_dir >= 0 && fstat(root_dir, &st) == 0) {
-    id[0] = st.st_dev;
-    id[1] = st.st_ino;
-  }
+  const uint64_t id[2] = {root.dev, root.ino};
   std::string msg(reinterpret_cast<const char*>(&n), sizeof n);
   msg.append(reinterpret_cast<const char*>(id), sizeof id);
   return msg + body;
@@ -84,8 +78,7 @@ bool receive(const Tool& tool, int argc, char** argv, Received& out) {
   if (!read_exact(reinterpret_cast<char*>(&n), sizeof n) || n == 0 || n > kMaxMessage ||
       !read_exact(reinterpret_cast<char*>(id), sizeof id))
     std::_Exit(0);
-  out.root_dev = id[0];
-  out.root_ino = id[1];
+  out.root = {id[0], id[1]};
   std::string body(n, '\0');
   if (!read_exact(body.data(), n) || body.back() != '\0') std::_Exit(0);
   for (size_t k = 0; k < body.size();) {

@@ -36,13 +36,17 @@ namespace contract::waiting {
 inline constexpr const char* kFlag = "--tack-mcp-waiting";
 inline constexpr uint32_t kMaxMessage = 16u << 20;  // the server's largest message, and more
 
-// The message that hands `argv` (argv[0] first) and the call's root (`root_dir`, the
-// server's open descriptor of it; -1: none) to a waiting tool.
-std::string encode(const std::vector<std::string>& argv, int root_dir);
+// A directory by its device and inode; both 0: none named.
+struct RootId {
+  uint64_t dev = 0, ino = 0;
+};
+
+// The message that hands `argv` (argv[0] first) and the call's root to a waiting tool.
+std::string encode(const std::vector<std::string>& argv, RootId root);
 
 struct Received {
   std::vector<std::string> argv;
-  uint64_t root_dev = 0, root_ino = 0;  // the directory --root must open to; 0, 0: any
+  RootId root;  // the directory --root must open to
 };
 
 // The argv a waiting process receives: when argv is exactly {TOOL, kFlag} and the parent is

@@ -19,15 +19,11 @@ std::string root_of(const contract::Context& ctx) {
 
 std::variant<std::string, contract::Error> journal_path(uint64_t id, const std::string& path,
                                                         const std::string& root_abs) {
-  os::CheckedPath c = os::check_path(root_abs, path);
-  std::string p = c.path;
-  if (c.issue) {
-    if (c.issue->rule == "path.absolute" && c.issue->replacement)
-      p = *c.issue->replacement;
-    else
-      return writer::damaged(id, "names a path outside the root ('" +
-                                     contract::printable(path) + "')");
-  }
+  std::optional<std::string> beneath = os::beneath_form(root_abs, path);
+  if (!beneath)
+    return writer::damaged(id,
+                           "names a path outside the root ('" + contract::printable(path) + "')");
+  const std::string& p = *beneath;
   if (p == "." || p == ".tack" || p.starts_with(".tack/"))
     return writer::damaged(id, "names a path inside the journal's own directory ('" +
                                    contract::printable(path) + "')");
